@@ -1,0 +1,303 @@
+/* libetl — read Windows ETW trace files (.etl) without any Windows API.
+ *
+ * The contract mirrors OpenTrace/ProcessTrace: open a trace over one or more log files, process it with a
+ * per-event callback, close it. Every record, whatever its on-disk header kind, is delivered as an
+ * etl_event_record shaped like EVENT_RECORD, merged across processors and files in timestamp order.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETL_ETL_H
+#define ETL_ETL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ETL_VERSION_STRING "0.1.0"
+
+/* ---- status codes ------------------------------------------------------------------------------------ */
+
+typedef enum etl_status {
+    ETL_OK = 0,
+    ETL_ERR_ARG = -1,        /* bad argument from the caller */
+    ETL_ERR_IO = -2,         /* open/read failed (errno text in the message) */
+    ETL_ERR_NOMEM = -3,
+    ETL_ERR_EMPTY = -4,      /* file has no bytes or no buffer at all */
+    ETL_ERR_FORMAT = -5,     /* not an ETL file / structure out of bounds */
+    ETL_ERR_TRUNCATED = -6,  /* data ends inside a structure */
+    ETL_ERR_DECOMPRESS = -7, /* a compressed buffer did not decode to its stated length */
+    ETL_ERR_SCHEMA = -8,     /* schema source could not be read */
+    ETL_STOPPED = 1          /* the callback asked to stop; not an error */
+} etl_status;
+
+/* A one-line, human-readable error naming the file and byte offset where it applies. */
+typedef struct etl_error {
+    int code;              /* etl_status */
+    uint64_t offset;       /* byte offset in the file, UINT64_MAX when not applicable */
+    char message[512];     /* "FILE: offset 0x1234: what went wrong" */
+} etl_error;
+
+const char *etl_status_name(int code);
+
+/* ---- basic types ------------------------------------------------------------------------------------- */
+
+typedef struct etl_guid {
+    uint32_t data1;
+    uint16_t data2;
+    uint16_t data3;
+    uint8_t data4[8];
+} etl_guid;
+
+/* Read a GUID from 16 little-endian bytes. */
+etl_guid etl_guid_read(const uint8_t *p);
+int etl_guid_equal(const etl_guid *a, const etl_guid *b);
+int etl_guid_is_zero(const etl_guid *g);
+/* "{xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}" (lower case; upper case when upper != 0); buf >= 39 bytes. */
+char *etl_guid_format(const etl_guid *g, char *buf, int upper);
+/* Parses with or without braces; returns 0 on success. */
+int etl_guid_parse(const char *text, etl_guid *out);
+
+/* FILETIME (100 ns since 1601-01-01 UTC) → "YYYY-MM-DDThh:mm:ss.fffffffZ" with `digits` fraction digits
+ * (0..9; digits beyond 7 are zeros). buf >= 40 bytes. Returns buf. */
+char *etl_filetime_format(int64_t filetime, int digits, char *buf, size_t cap);
+
+/* ---- record header kinds (the on-disk header that carried the record) -------------------------------- */
+
+typedef enum etl_header_kind {
+    ETL_KIND_SYSTEM32 = 0,
+    ETL_KIND_SYSTEM64,
+    ETL_KIND_COMPACT32,
+    ETL_KIND_COMPACT64,
+    ETL_KIND_PERFINFO32,
+    ETL_KIND_PERFINFO64,
+    ETL_KIND_FULL32,
+    ETL_KIND_FULL64,
+    ETL_KIND_INSTANCE32,
+    ETL_KIND_INSTANCE64,
+    ETL_KIND_EVENT32,
+    ETL_KIND_EVENT64,
+    ETL_KIND_MESSAGE,  /* WPP / TraceMessage record */
+    ETL_KIND_ERROR,    /* logger error placeholder (header type 0x0D) */
+    ETL_KIND_COUNT
+} etl_header_kind;
+
+/* Census name used in corpus/MANIFEST.tsv: "SYSTEM64", "EVENT32", "MESSAGE(WPP)", ... */
+const char *etl_header_kind_name(etl_header_kind kind);
+
+/* ---- EVENT_RECORD-shaped record ---------------------------------------------------------------------- */
+
+/* EVENT_HEADER.Flags values (same numbers as the Windows EVENT_HEADER_FLAG_* constants). */
+enum {
+    ETL_EVENT_FLAG_EXTENDED_INFO = 0x0001,
+    ETL_EVENT_FLAG_PRIVATE_SESSION = 0x0002,
+    ETL_EVENT_FLAG_STRING_ONLY = 0x0004,
+    ETL_EVENT_FLAG_TRACE_MESSAGE = 0x0008,
+    ETL_EVENT_FLAG_NO_CPUTIME = 0x0010,
+    ETL_EVENT_FLAG_32_BIT_HEADER = 0x0020,
+    ETL_EVENT_FLAG_64_BIT_HEADER = 0x0040,
+    ETL_EVENT_FLAG_DECODE_GUID = 0x0080,
+    ETL_EVENT_FLAG_CLASSIC_HEADER = 0x0100,
+    ETL_EVENT_FLAG_PROCESSOR_INDEX = 0x0200
+};
+
+/* Extended data item types (EVENT_HEADER_EXT_TYPE_*). */
+enum {
+    ETL_EXT_RELATED_ACTIVITYID = 0x0001,
+    ETL_EXT_SID = 0x0002,
+    ETL_EXT_TS_ID = 0x0003,
+    ETL_EXT_INSTANCE_INFO = 0x0004,
+    ETL_EXT_STACK_TRACE32 = 0x0005,
+    ETL_EXT_STACK_TRACE64 = 0x0006,
+    ETL_EXT_PEBS_INDEX = 0x0007,
+    ETL_EXT_PMC_COUNTERS = 0x0008,
+    ETL_EXT_PSM_KEY = 0x0009,
+    ETL_EXT_EVENT_KEY = 0x000A,
+    ETL_EXT_EVENT_SCHEMA_TL = 0x000B,
+    ETL_EXT_PROV_TRAITS = 0x000C,
+    ETL_EXT_PROCESS_START_KEY = 0x000D,
+    ETL_EXT_CONTROL_GUID = 0x000E,
+    ETL_EXT_QPC_DELTA = 0x000F,
+    ETL_EXT_CONTAINER_ID = 0x0010,
+    ETL_EXT_STACK_KEY32 = 0x0011,
+    ETL_EXT_STACK_KEY64 = 0x0012
+};
+
+typedef struct etl_event_descriptor {
+    uint16_t id;
+    uint8_t version;
+    uint8_t channel;
+    uint8_t level;
+    uint8_t opcode;
+    uint16_t task;
+    uint64_t keyword;
+} etl_event_descriptor;
+
+typedef struct etl_event_header {
+    uint16_t size;            /* total record size on disk */
+    uint16_t header_type;     /* raw header-type byte (0x01..0x15; 0x0F for WPP messages) */
+    uint16_t flags;           /* ETL_EVENT_FLAG_*; CLASSIC_HEADER and 32/64_BIT_HEADER are synthesised */
+    uint16_t event_property;
+    uint32_t thread_id;       /* 0xFFFFFFFF when the header has none (PERFINFO) */
+    uint32_t process_id;      /* 0xFFFFFFFF when the header has none */
+    int64_t timestamp;        /* FILETIME, or the raw clock value in raw-timestamp mode */
+    etl_guid provider_id;     /* provider GUID; for classic/kernel records the event-class GUID */
+    etl_event_descriptor descriptor; /* classic records: opcode = type, version = class version, id = 0 */
+    uint32_t kernel_time;
+    uint32_t user_time;
+    uint64_t processor_time;  /* kernel_time | user_time << 32 when PRIVATE_SESSION/NO_CPUTIME */
+    etl_guid activity_id;
+} etl_event_header;
+
+typedef struct etl_buffer_context {
+    uint16_t processor_index;
+    uint16_t logger_id;
+} etl_buffer_context;
+
+typedef struct etl_extended_item {
+    uint16_t ext_type;
+    uint16_t data_size;
+    const uint8_t *data;
+} etl_extended_item;
+
+#define ETL_MAX_EXTENDED_ITEMS 16
+
+typedef struct etl_event_record {
+    etl_event_header header;
+    etl_buffer_context buffer_context;
+    uint16_t extended_data_count;
+    const etl_extended_item *extended_data;
+    uint16_t user_data_length;
+    const uint8_t *user_data;
+
+    /* Beyond EVENT_RECORD: where the record came from and how to read it. */
+    etl_header_kind kind;
+    uint8_t pointer_size;        /* 4 or 8, from the header type */
+    int64_t raw_timestamp;       /* timestamp as stored, whatever the mode */
+    uint16_t kernel_group;       /* SYSTEM/COMPACT/PERFINFO: Group byte of the HookId; else 0xFFFF */
+    uint32_t wpp_sequence;       /* MESSAGE: sequence number when present */
+    uint16_t wpp_option_flags;   /* MESSAGE: OptionFlags */
+    uint32_t file_index;         /* which input file (order given to etl_open) */
+    uint64_t file_offset;        /* byte offset of the record's buffer in that file */
+    uint32_t record_offset;      /* offset of the record inside the (decompressed) buffer */
+    const uint8_t *raw;          /* the whole record as stored (header included) */
+    uint32_t raw_size;
+} etl_event_record;
+
+/* ---- log-file header ------------------------------------------------------------------------------- */
+
+typedef struct etl_time_zone {
+    int32_t bias;
+    char standard_name[96];   /* UTF-8 */
+    uint16_t standard_date[8];
+    int32_t standard_bias;
+    char daylight_name[96];
+    uint16_t daylight_date[8];
+    int32_t daylight_bias;
+} etl_time_zone;
+
+typedef struct etl_logfile_header {
+    uint32_t buffer_size;
+    uint32_t version;            /* the 4 version bytes as one little-endian u32 (PerfView's "Version") */
+    uint32_t provider_version;   /* OS build */
+    uint32_t number_of_processors;
+    int64_t end_time;            /* FILETIME */
+    uint32_t timer_resolution;
+    uint32_t maximum_file_size;
+    uint32_t log_file_mode;
+    uint32_t buffers_written;
+    uint32_t start_buffers;
+    uint32_t pointer_size;
+    uint32_t events_lost;
+    uint32_t cpu_speed_mhz;
+    int64_t boot_time;
+    int64_t perf_freq;
+    int64_t start_time;
+    uint32_t reserved_flags;     /* clock type: 1 QPC, 2 system time, 3 CPU cycles */
+    uint32_t buffers_lost;
+    etl_time_zone time_zone;
+    char session_name[256];      /* UTF-8 */
+    char log_file_name[1024];    /* UTF-8 */
+    int64_t header_raw_timestamp;  /* raw SystemTime of the header record: the anchor of conversion */
+    uint32_t thread_id, process_id;  /* of the header record */
+} etl_logfile_header;
+
+/* UTC offset the capturing machine had, as PerfView computes it: -(Bias) in minutes. */
+int32_t etl_logfile_utc_offset_minutes(const etl_logfile_header *h);
+
+/* ---- diagnostics --------------------------------------------------------------------------------- */
+
+typedef enum etl_severity { ETL_WARNING = 1, ETL_ERROR = 2 } etl_severity;
+
+typedef struct etl_diagnostic {
+    etl_severity severity;
+    int code;                /* etl_status */
+    uint32_t file_index;
+    uint64_t offset;         /* byte offset in the file */
+    const char *message;     /* full one-line text: "FILE: offset 0x...: ..." */
+} etl_diagnostic;
+
+typedef void (*etl_diagnostic_fn)(const etl_diagnostic *d, void *ctx);
+
+/* ---- trace API (OpenTrace / ProcessTrace / CloseTrace) --------------------------------------------- */
+
+enum {
+    ETL_OPEN_RAW_TIMESTAMP = 0x1,   /* deliver timestamps as stored (PROCESS_TRACE_MODE_RAW_TIMESTAMP) */
+    ETL_OPEN_NO_HEADER_EVENT = 0x2  /* do not deliver the log-file header record as an event */
+};
+
+typedef struct etl_open_options {
+    unsigned flags;                 /* ETL_OPEN_* */
+    etl_diagnostic_fn on_diagnostic;/* optional: warnings and errors while reading */
+    void *diagnostic_ctx;
+} etl_open_options;
+
+typedef struct etl_trace etl_trace;
+
+/* Return 0 to continue, non-zero to stop processing (etl_process then returns ETL_STOPPED). */
+typedef int (*etl_event_fn)(const etl_event_record *record, void *ctx);
+
+/* Opens one or more log files as one trace. Reads only buffer headers up front; memory stays bounded by
+ * processors × buffer size. On failure returns an etl_status and fills *err (if not NULL). */
+int etl_open(etl_trace **out, const char *const *paths, size_t path_count, const etl_open_options *options,
+             etl_error *err);
+
+/* Delivers every record of every file in timestamp order. Pointers in the record are valid only during the
+ * callback. Problems inside the files are reported through on_diagnostic and counted; the rest of the
+ * trace is still delivered. */
+int etl_process(etl_trace *trace, etl_event_fn callback, void *ctx);
+
+void etl_close(etl_trace *trace);
+
+size_t etl_trace_file_count(const etl_trace *trace);
+const char *etl_trace_file_path(const etl_trace *trace, size_t file_index);
+/* NULL when that file has no readable log-file header. */
+const etl_logfile_header *etl_trace_logfile_header(const etl_trace *trace, size_t file_index);
+
+/* Converts a raw timestamp of file `file_index` to FILETIME with that file's clock (§1.9). */
+int64_t etl_trace_raw_to_filetime(const etl_trace *trace, size_t file_index, int64_t raw);
+
+typedef struct etl_trace_stats {
+    uint64_t buffers;              /* buffers found by walking the files */
+    uint64_t buffers_compressed;
+    uint64_t events;               /* records delivered to the callback */
+    uint64_t records_by_kind[ETL_KIND_COUNT];
+    uint64_t events_lost;          /* header EventsLost (summed over files) */
+    uint64_t buffers_lost;         /* header BuffersLost (summed over files) */
+    uint64_t buffers_flag_events_lost;  /* buffers flagged EVENTS_LOST */
+    uint64_t buffers_flag_buffer_lost;  /* buffers flagged BUFFER_LOST */
+    uint64_t errors;               /* diagnostics of severity ERROR */
+    uint64_t warnings;             /* diagnostics of severity WARNING */
+    uint64_t bytes_total;          /* input bytes (for progress) */
+    uint64_t bytes_done;           /* input bytes of buffers fully processed */
+} etl_trace_stats;
+
+const etl_trace_stats *etl_trace_get_stats(const etl_trace *trace);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETL_ETL_H */

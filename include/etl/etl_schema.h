@@ -1,0 +1,252 @@
+/* libetl — TDH-like schema layer: event descriptions (in the spirit of TRACE_EVENT_INFO), the registry
+ * every schema source feeds, and the decoder that walks a record's payload into rendered fields.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETL_ETL_SCHEMA_H
+#define ETL_ETL_SCHEMA_H
+
+#include "etl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- TDH in/out types (same numbers as _TDH_IN_TYPE / _TDH_OUT_TYPE) --------------------------------- */
+
+enum etl_in_type {
+    ETL_IN_NULL = 0, ETL_IN_UNICODESTRING = 1, ETL_IN_ANSISTRING = 2, ETL_IN_INT8 = 3, ETL_IN_UINT8 = 4,
+    ETL_IN_INT16 = 5, ETL_IN_UINT16 = 6, ETL_IN_INT32 = 7, ETL_IN_UINT32 = 8, ETL_IN_INT64 = 9,
+    ETL_IN_UINT64 = 10, ETL_IN_FLOAT = 11, ETL_IN_DOUBLE = 12, ETL_IN_BOOLEAN = 13, ETL_IN_BINARY = 14,
+    ETL_IN_GUID = 15, ETL_IN_POINTER = 16, ETL_IN_FILETIME = 17, ETL_IN_SYSTEMTIME = 18, ETL_IN_SID = 19,
+    ETL_IN_HEXINT32 = 20, ETL_IN_HEXINT64 = 21, ETL_IN_MANIFEST_COUNTEDSTRING = 22,
+    ETL_IN_MANIFEST_COUNTEDANSISTRING = 23, ETL_IN_RESERVED24 = 24, ETL_IN_MANIFEST_COUNTEDBINARY = 25,
+    ETL_IN_COUNTEDSTRING = 300, ETL_IN_COUNTEDANSISTRING = 301, ETL_IN_REVERSEDCOUNTEDSTRING = 302,
+    ETL_IN_REVERSEDCOUNTEDANSISTRING = 303, ETL_IN_NONNULLTERMINATEDSTRING = 304,
+    ETL_IN_NONNULLTERMINATEDANSISTRING = 305, ETL_IN_UNICODECHAR = 306, ETL_IN_ANSICHAR = 307,
+    ETL_IN_SIZET = 308, ETL_IN_HEXDUMP = 309, ETL_IN_WBEMSID = 310
+};
+
+enum etl_out_type {
+    ETL_OUT_NULL = 0, ETL_OUT_STRING = 1, ETL_OUT_DATETIME = 2, ETL_OUT_BYTE = 3, ETL_OUT_UNSIGNEDBYTE = 4,
+    ETL_OUT_SHORT = 5, ETL_OUT_UNSIGNEDSHORT = 6, ETL_OUT_INT = 7, ETL_OUT_UNSIGNEDINT = 8, ETL_OUT_LONG = 9,
+    ETL_OUT_UNSIGNEDLONG = 10, ETL_OUT_FLOAT = 11, ETL_OUT_DOUBLE = 12, ETL_OUT_BOOLEAN = 13, ETL_OUT_GUID = 14,
+    ETL_OUT_HEXBINARY = 15, ETL_OUT_HEXINT8 = 16, ETL_OUT_HEXINT16 = 17, ETL_OUT_HEXINT32 = 18,
+    ETL_OUT_HEXINT64 = 19, ETL_OUT_PID = 20, ETL_OUT_TID = 21, ETL_OUT_PORT = 22, ETL_OUT_IPV4 = 23,
+    ETL_OUT_IPV6 = 24, ETL_OUT_SOCKETADDRESS = 25, ETL_OUT_CIMDATETIME = 26, ETL_OUT_ETWTIME = 27,
+    ETL_OUT_XML = 28, ETL_OUT_ERRORCODE = 29, ETL_OUT_WIN32ERROR = 30, ETL_OUT_NTSTATUS = 31,
+    ETL_OUT_HRESULT = 32, ETL_OUT_CULTURE_INSENSITIVE_DATETIME = 33, ETL_OUT_JSON = 34, ETL_OUT_UTF8 = 35,
+    ETL_OUT_PKCS7_WITH_TYPE_INFO = 36, ETL_OUT_CODE_POINTER = 37, ETL_OUT_DATETIME_UTC = 38,
+    ETL_OUT_REDUCEDSTRING = 300, ETL_OUT_NOPRINT = 301
+};
+
+/* ---- where a schema came from ------------------------------------------------------------------------ */
+
+/* Lookup order (documented in README): the record's own TraceLogging metadata, then user-supplied schemas
+ * (manifests, PE binaries, -import), then schemas carried by the trace (EventSource manifests,
+ * KernelTraceControl metadata), then bundled manifests, then the built-in kernel MOF tables. */
+typedef enum etl_schema_source {
+    ETL_SOURCE_NONE = 0,
+    ETL_SOURCE_TRACELOGGING,   /* EVENT_SCHEMA_TL metadata in the record */
+    ETL_SOURCE_USER_MANIFEST,  /* .man / -import supplied by the user */
+    ETL_SOURCE_USER_WEVT,      /* WEVT_TEMPLATE in a PE binary supplied by the user */
+    ETL_SOURCE_EVENTSOURCE,    /* .NET EventSource manifest written into the trace (event 0xFFFE) */
+    ETL_SOURCE_EMBEDDED_TDH,   /* KernelTraceControl MetaData/EventInfo blobs in the trace */
+    ETL_SOURCE_BUNDLED,        /* manifests shipped with etlconv */
+    ETL_SOURCE_KERNEL_MOF,     /* built-in kernel (NT Kernel Logger) MOF tables */
+    ETL_SOURCE_TMF,            /* WPP TMF files */
+    ETL_SOURCE_COUNT
+} etl_schema_source;
+
+/* Short stable name: "tracelogging", "manifest", "wevt", "eventsource", "embedded", "bundled", "kernel",
+ * "tmf", "none". */
+const char *etl_schema_source_name(etl_schema_source source);
+
+/* ---- event descriptions ------------------------------------------------------------------------------- */
+
+/* Property flags (same numbers as PROPERTY_FLAGS), plus etlconv extensions from 0x1000 up. */
+enum {
+    ETL_PROP_STRUCT = 0x1,
+    ETL_PROP_PARAM_LENGTH = 0x2,       /* `length` is the index of the property holding the length */
+    ETL_PROP_PARAM_COUNT = 0x4,        /* `count` is the index of the property holding the count */
+    ETL_PROP_WBEM_XML_FRAGMENT = 0x8,
+    ETL_PROP_PARAM_FIXED_LENGTH = 0x10,/* `length` is a fixed length (even when 0/1) */
+    ETL_PROP_PARAM_FIXED_COUNT = 0x20, /* `count` is a fixed element count: the property is an array */
+    ETL_PROP_HAS_TAGS = 0x40,
+    ETL_PROP_HAS_CUSTOM_SCHEMA = 0x80,
+    ETL_PROP_INLINE_COUNT = 0x1000,    /* TraceLogging variable array: a u16 element count precedes the data */
+    ETL_PROP_INLINE_LENGTH = 0x2000    /* TraceLogging binary: a u16 byte length precedes the data */
+};
+
+/* Map flags (same numbers as MAP_FLAGS). */
+enum {
+    ETL_MAP_VALUEMAP = 0x1,
+    ETL_MAP_BITMAP = 0x2,
+    ETL_MAP_PATTERNMAP = 0x4,
+    ETL_MAP_WBEM_VALUEMAP = 0x8,
+    ETL_MAP_WBEM_BITMAP = 0x10,
+    ETL_MAP_WBEM_FLAG = 0x20,
+    ETL_MAP_WBEM_NO_MAP = 0x40
+};
+
+typedef struct etl_map_entry {
+    uint32_t value;
+    const char *name;      /* UTF-8, already resolved from string tables */
+} etl_map_entry;
+
+typedef struct etl_map_info {
+    const char *name;
+    uint32_t flags;        /* ETL_MAP_* */
+    uint32_t entry_count;
+    const etl_map_entry *entries;
+} etl_map_info;
+
+typedef struct etl_property_info {
+    const char *name;
+    uint32_t flags;            /* ETL_PROP_* */
+    uint16_t in_type;          /* etl_in_type (unused for STRUCT) */
+    uint16_t out_type;         /* etl_out_type */
+    uint16_t struct_start;     /* STRUCT: index of the first member in the property array */
+    uint16_t struct_count;     /* STRUCT: number of members */
+    uint16_t count;            /* fixed count (FIXED_COUNT) or index of the count property (PARAM_COUNT) */
+    uint16_t length;           /* fixed length (FIXED_LENGTH or non-zero) or index (PARAM_LENGTH) */
+    const etl_map_info *map;   /* value/bit map, NULL if none */
+} etl_property_info;
+
+typedef struct etl_event_info {
+    etl_schema_source source;
+    etl_guid provider_guid;
+    etl_guid event_guid;           /* classic event-class GUID; zero for manifest-style events */
+    etl_event_descriptor descriptor;
+    const char *provider_name;
+    const char *event_name;        /* manifest symbol / TraceLogging name / MOF event-type name; may be NULL */
+    const char *task_name;         /* classic: the MOF class name ("Process") */
+    const char *opcode_name;       /* classic: the event-type name ("Start", "DCStart") */
+    const char *level_name;
+    const char *channel_name;
+    const char *const *keyword_names;
+    uint32_t keyword_name_count;
+    const char *message;           /* message template with %1..%n inserts, NULL if none */
+    const char *provider_message;
+    uint32_t property_count;       /* all entries, struct members included */
+    uint32_t top_level_count;      /* the first top_level_count entries are the top-level properties */
+    const etl_property_info *properties;
+} etl_event_info;
+
+/* ---- registry: every schema source feeds one of these ----------------------------------------------- */
+
+typedef enum etl_schema_key_kind {
+    ETL_KEY_MANIFEST = 0,  /* (provider GUID, event id, version) */
+    ETL_KEY_CLASSIC = 1    /* (event-class GUID, opcode/type, version) */
+} etl_schema_key_kind;
+
+typedef struct etl_schema_registry etl_schema_registry;
+
+etl_schema_registry *etl_schema_registry_new(void);
+void etl_schema_registry_free(etl_schema_registry *registry);
+
+/* Deep-copies `info` (strings, properties, maps) into the registry. The key is (provider_guid, descriptor.id,
+ * descriptor.version) for ETL_KEY_MANIFEST and (event_guid, descriptor.opcode, descriptor.version) for
+ * ETL_KEY_CLASSIC. An existing entry is replaced only by a source that comes earlier in the lookup order. */
+int etl_schema_registry_add(etl_schema_registry *registry, const etl_event_info *info, etl_schema_key_kind key);
+
+/* Exact key first; then the highest version below `version`; then the lowest above. NULL if none. */
+const etl_event_info *etl_schema_registry_find(const etl_schema_registry *registry, etl_schema_key_kind key,
+                                               const etl_guid *guid, uint16_t id_or_opcode, uint8_t version);
+
+/* Provider names by GUID (from any source), for events that have no schema. */
+int etl_schema_registry_add_provider(etl_schema_registry *registry, const etl_guid *guid, const char *name,
+                                     etl_schema_source source);
+const char *etl_schema_registry_provider_name(const etl_schema_registry *registry, const etl_guid *guid);
+
+/* Iterate every stored description (for -export); callback returns non-zero to stop. */
+typedef int (*etl_schema_visit_fn)(const etl_event_info *info, etl_schema_key_kind key, void *ctx);
+void etl_schema_registry_visit(const etl_schema_registry *registry, etl_schema_visit_fn fn, void *ctx);
+
+/* User-supplied and bundled schema sources (manifest issue). `source` is ETL_SOURCE_USER_MANIFEST or
+ * ETL_SOURCE_BUNDLED. Hostile input is refused with an error naming the file. */
+int etl_schema_load_manifest_file(etl_schema_registry *registry, const char *path, etl_schema_source source,
+                                  etl_error *err);
+int etl_schema_load_manifest_memory(etl_schema_registry *registry, const char *xml, size_t length,
+                                    const char *origin, etl_schema_source source, etl_error *err);
+/* A PE32/PE32+ binary with a WEVT_TEMPLATE resource (message strings from its RT_MESSAGETABLE or .mui). */
+int etl_schema_load_pe_file(etl_schema_registry *registry, const char *path, etl_error *err);
+/* Every .man/.xml manifest and PE binary below a folder. */
+int etl_schema_load_directory(etl_schema_registry *registry, const char *path, etl_schema_source source,
+                              etl_error *err);
+
+/* ---- decoding ----------------------------------------------------------------------------------------- */
+
+typedef enum etl_decode_status {
+    ETL_DECODE_OK = 0,
+    ETL_DECODE_NO_SCHEMA = 1,   /* payload delivered as raw bytes */
+    ETL_DECODE_ERROR = 2        /* payload did not fit its schema: decoded as far as it fits + the rest raw */
+} etl_decode_status;
+
+typedef enum etl_field_kind {
+    ETL_FIELD_VALUE = 0,
+    ETL_FIELD_STRUCT_BEGIN,
+    ETL_FIELD_STRUCT_END,
+    ETL_FIELD_ARRAY_BEGIN,
+    ETL_FIELD_ARRAY_END
+} etl_field_kind;
+
+typedef struct etl_field {
+    etl_field_kind kind;
+    const char *name;          /* property name; array elements carry the array's name */
+    const char *value;         /* rendered UTF-8 text (ETL_FIELD_VALUE only) */
+    uint16_t in_type;
+    uint16_t out_type;
+    uint16_t depth;            /* struct/array nesting depth, 0 for top level */
+    int32_t array_index;       /* element index inside an array, -1 otherwise */
+    const etl_property_info *property;
+} etl_field;
+
+typedef struct etl_decoded_event {
+    const etl_event_record *record;
+    const etl_event_info *info;     /* NULL when no schema */
+    etl_decode_status status;
+    etl_schema_source source;       /* which source decoded it (ETL_SOURCE_NONE when no schema) */
+    const char *provider_name;      /* always set: schema/registry name, else the GUID text */
+    const char *event_name;         /* always set: "Task/Opcode", event name, or "EventID(N)" */
+    const char *task_name;          /* may be NULL */
+    const char *opcode_name;
+    const char *level_name;
+    const char *channel_name;
+    const char *const *keyword_names;
+    uint32_t keyword_name_count;
+    const char *message;            /* message with inserts substituted; NULL when the schema has none */
+    const char *process_name;       /* from process rundown/start events; NULL when unknown */
+    int string_only;                /* EVENT_HEADER_FLAG_STRING_ONLY: fields[0] is the bare string */
+    size_t field_count;
+    const etl_field *fields;
+    const uint8_t *undecoded;       /* NO_SCHEMA: the whole payload; ERROR: the bytes not decoded */
+    size_t undecoded_length;
+    const char *error;              /* ERROR: one-line reason */
+} etl_decoded_event;
+
+typedef struct etl_decoder etl_decoder;
+
+/* `trace` (may be NULL) supplies the clock for ETWTIME fields; the registry must outlive the decoder. */
+etl_decoder *etl_decoder_new(etl_schema_registry *registry, const etl_trace *trace);
+void etl_decoder_free(etl_decoder *decoder);
+
+/* Feeds the stateful sources (EventSource manifests, embedded metadata, process table) with the record and
+ * decodes it. The result stays valid until the next call on the same decoder. Returns ETL_OK or
+ * ETL_ERR_NOMEM. */
+int etl_decode_event(etl_decoder *decoder, const etl_event_record *record, const etl_decoded_event **out);
+
+typedef struct etl_decode_stats {
+    uint64_t decoded;
+    uint64_t no_schema;
+    uint64_t decode_errors;
+    uint64_t by_source[ETL_SOURCE_COUNT];
+} etl_decode_stats;
+
+const etl_decode_stats *etl_decoder_get_stats(const etl_decoder *decoder);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETL_ETL_SCHEMA_H */
