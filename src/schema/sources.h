@@ -1,0 +1,37 @@
+/* Internal interfaces between the decoder (src/decode/) and the schema sources (src/schema/).
+ * Public entry points live in include/etl/etl_schema.h; these are the pieces the decoder wires together. */
+#ifndef ETL_SCHEMA_SOURCES_H
+#define ETL_SCHEMA_SOURCES_H
+
+#include "etl/etl_schema.h"
+
+/* Built-in kernel MOF classes (NT Kernel Logger, KernelTraceControl synthetic events): registers every
+ * (class GUID, type, version) as ETL_KEY_CLASSIC with source ETL_SOURCE_KERNEL_MOF. */
+int etl_kernel_mof_register(etl_schema_registry *registry);
+
+/* TraceLogging: the schema travels in the record (EVENT_SCHEMA_TL + PROV_TRAITS extended items). The cache
+ * is keyed by the metadata bytes, so each distinct event shape is parsed once. */
+typedef struct etl_tracelogging_cache etl_tracelogging_cache;
+etl_tracelogging_cache *etl_tracelogging_cache_new(void);
+void etl_tracelogging_cache_free(etl_tracelogging_cache *cache);
+/* NULL when the record carries no TraceLogging metadata. When the metadata is malformed, returns NULL and
+ * sets *error to a static one-line reason. */
+const etl_event_info *etl_tracelogging_lookup(etl_tracelogging_cache *cache, const etl_event_record *record,
+                                              const char **error);
+
+/* .NET EventSource manifests written into the trace (event id 0xFFFE, chunked): reassembled per provider
+ * and loaded into the registry as ETL_SOURCE_EVENTSOURCE once complete. */
+typedef struct etl_eventsource_state etl_eventsource_state;
+etl_eventsource_state *etl_eventsource_new(etl_schema_registry *registry);
+void etl_eventsource_free(etl_eventsource_state *state);
+/* Call for every record before lookup; returns 1 when the record was a manifest chunk. */
+int etl_eventsource_observe(etl_eventsource_state *state, const etl_event_record *record);
+
+/* KernelTraceControl MetaData events (EventInfo = TRACE_EVENT_INFO blob, EventMapInfo = EVENT_MAP_INFO blob):
+ * loaded into the registry as ETL_SOURCE_EMBEDDED_TDH. Returns 1 when the record was such an event. */
+typedef struct etl_embedded_state etl_embedded_state;
+etl_embedded_state *etl_embedded_new(etl_schema_registry *registry);
+void etl_embedded_free(etl_embedded_state *state);
+int etl_embedded_observe(etl_embedded_state *state, const etl_event_record *record);
+
+#endif
