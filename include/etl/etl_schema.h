@@ -75,7 +75,10 @@ enum {
     ETL_PROP_HAS_TAGS = 0x40,
     ETL_PROP_HAS_CUSTOM_SCHEMA = 0x80,
     ETL_PROP_INLINE_COUNT = 0x1000,    /* TraceLogging variable array: a u16 element count precedes the data */
-    ETL_PROP_INLINE_LENGTH = 0x2000    /* TraceLogging binary: a u16 byte length precedes the data */
+    ETL_PROP_INLINE_LENGTH = 0x2000,   /* TraceLogging binary: a u16 byte length precedes the data */
+    ETL_PROP_OPTIONAL_TAIL = 0x4000    /* kernel MOF: the payload may end right before this property, or after
+                                        * any whole element of this array; decoding stops there, no error
+                                        * (StackWalk frame lists, PerfInfo Mark padding) */
 };
 
 /* Map flags (same numbers as MAP_FLAGS). */
