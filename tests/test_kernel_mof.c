@@ -284,6 +284,38 @@ static void test_eventtrace_header(void **state)
     assert_non_null(find_event(EVENTTRACE, 0, 80));
 }
 
+/* StackWalk (§5.5): the MOF lists 32 frames / 192 slots but real events carry only the captured frames;
+ * PerfInfo Mark has no Padding in real traces (sonde/test.etl, etwanalyzer/TraceLoggingTester.etl). */
+static void test_optional_tails(void **state)
+{
+    (void)state;
+    static const char *const stackwalk = "def2fe46-7bd6-4b80-bd94-f57fe20d0ce3";
+    const etl_event_info *stack = find_event(stackwalk, 2, 32);
+    assert_non_null(stack);
+    assert_int_equal(stack->property_count, 3 + 32);
+    assert_string_equal(stack->properties[0].name, "EventTimeStamp");
+    assert_false(stack->properties[2].flags & ETL_PROP_OPTIONAL_TAIL);
+    for (uint32_t i = 3; i < stack->property_count; i++) assert_true(stack->properties[i].flags & ETL_PROP_OPTIONAL_TAIL);
+    const etl_event_info *rundown = find_event(stackwalk, 2, 36);
+    assert_non_null(rundown);
+    assert_int_equal(rundown->property_count, 2);
+    assert_int_equal(rundown->properties[1].flags, ETL_PROP_PARAM_FIXED_COUNT | ETL_PROP_OPTIONAL_TAIL);
+    assert_int_equal(rundown->properties[1].count, 192);
+    const etl_event_info *mark = find_event("ce1dbfb4-137e-4da6-87b0-3f59aa102cbc", 0, 34);
+    assert_non_null(mark);
+    assert_true(mark->properties[1].flags & ETL_PROP_OPTIONAL_TAIL);
+    /* nothing else is optional: a short payload elsewhere is a real decode error */
+    size_t optional = 0;
+    for (size_t i = 0; i < etl_kernel_mof_event_count; i++)
+        for (uint32_t k = 0; k < etl_kernel_mof_events[i].property_count; k++)
+            if (etl_kernel_mof_events[i].properties[k].flags & ETL_PROP_OPTIONAL_TAIL) {
+                const char *task = etl_kernel_mof_events[i].task_name;
+                assert_true(strcmp(task, "StackWalk") == 0 || strcmp(task, "PerfInfo") == 0);
+                optional++;
+            }
+    assert_true(optional > 0);
+}
+
 /* KernelTraceControl synthetic events (§4.3), with their provider. */
 static void test_kernel_trace_control(void **state)
 {
@@ -298,10 +330,10 @@ static void test_kernel_trace_control(void **state)
     assert_string_equal(info->provider_name, "KernelTraceControl");
     char buf[40];
     assert_string_equal(etl_guid_format(&info->provider_guid, buf, 0), "{28ad2447-105b-4fe2-9599-e59b2aa9a634}");
-    const etl_event_info *fv = find_event("b3e675d7-2554-4f18-830b-2762732560de", 2, 64);
+    const etl_event_info *fv = find_event("b3e675d7-2554-4f18-830b-2762732560de", 0, 64);
     assert_non_null(fv);
     assert_int_equal(fv->property_count, 12);
-    const etl_event_info *vm = find_event("9b79ee91-b5fd-41c0-a243-4248e266e9d0", 2, 35);
+    const etl_event_info *vm = find_event("9b79ee91-b5fd-41c0-a243-4248e266e9d0", 0, 35);
     assert_non_null(vm);
     assert_string_equal(vm->task_name, "SysConfig");
     assert_string_equal(vm->opcode_name, "VolumeMapping");
@@ -342,7 +374,7 @@ static uint16_t expected_in_type(const char *decl)
     if (strstr(decl, " pointer")) return ETL_IN_POINTER;
     if (strncmp(decl, "char16", 6) == 0) return ETL_IN_UNICODESTRING;
     if (strncmp(decl, "string", 6) == 0) return strstr(decl, "format=w") ? ETL_IN_UNICODESTRING : ETL_IN_ANSISTRING;
-    if (strncmp(decl, "boolean", 7) == 0) return ETL_IN_UINT8;
+    if (strncmp(decl, "boolean", 7) == 0) return ETL_IN_BOOLEAN;
     static const struct { const char *mof; uint16_t tdh; } ints[] = {
         {"uint8", ETL_IN_UINT8}, {"sint8", ETL_IN_INT8}, {"uint16", ETL_IN_UINT16}, {"sint16", ETL_IN_INT16},
         {"uint32", ETL_IN_UINT32}, {"sint32", ETL_IN_INT32}, {"uint64", ETL_IN_UINT64}, {"sint64", ETL_IN_INT64},
@@ -435,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_image_v3),
         cmocka_unit_test(test_systemconfig_cpu_and_groups),
         cmocka_unit_test(test_eventtrace_header),
+        cmocka_unit_test(test_optional_tails),
         cmocka_unit_test(test_kernel_trace_control),
         cmocka_unit_test(test_matches_perfview_mof),
     };

@@ -54,7 +54,8 @@ function emit_fields(list,    n, fs, k, parts, np, name, types, inT, outT, flags
                 if (is_number(q)) { flags = flags " | ETL_PROP_PARAM_FIXED_LENGTH"; len = q }
                 else if (q in idx) { flags = flags " | ETL_PROP_PARAM_LENGTH"; len = idx[q] }
                 else fail("length refers to unknown earlier field " q)
-            } else fail("unknown field attribute " q)
+            } else if (q == "optional") flags = flags " | ETL_PROP_OPTIONAL_TAIL"
+            else fail("unknown field attribute " q)
         }
         idx[name] = k - 1
         sub(/^0 \| /, "", flags)

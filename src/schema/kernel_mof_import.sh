@@ -13,7 +13,7 @@
 #   object SizeT             SIZET            object Sid      WBEMSID
 #   object GUID              GUID             object WmiTime  UINT64:ETWTIME
 #   object IPAddr/IPAddrV4   UINT32:IPV4      object IPAddrV6 BINARY:IPV6 length=16
-#   object Port              UINT16:PORT      boolean         UINT8:BOOLEAN (1 byte in kernel MOF)
+#   object Port              UINT16:PORT      boolean         BOOLEAN length=1 (1 byte in kernel MOF)
 #   string [format=w]        ANSISTRING / UNICODESTRING; Counted/ReverseCounted/NotCounted variants
 #   char16[n]                UNICODESTRING length=n (characters, as a manifest's length attribute)
 #   extension=NoPrint        out NOPRINT
@@ -29,9 +29,10 @@ cat <<'EOF'
 #
 # One row per (class GUID, version, event type). Columns (tab-separated):
 #   provider  class  guid  version  type  type_name  layout  origin  fields
-# fields: `;`-separated, payload order; each is `Name INTYPE[:OUTTYPE] [count=N|count=Field] [length=N]`
-# with TDH in/out type names (ETL_IN_* / ETL_OUT_* without prefix). count=Field / length=Field name an
-# earlier property of the same event. String lengths are in characters.
+# fields: `;`-separated, payload order; each is `Name INTYPE[:OUTTYPE] [count=N|count=Field] [length=N]
+# [optional]` with TDH in/out type names (ETL_IN_* / ETL_OUT_* without prefix). count=Field / length=Field
+# name an earlier property of the same event. String lengths are in characters. `optional`: the payload may
+# end before this field (or inside this array, on an element boundary) — ETL_PROP_OPTIONAL_TAIL.
 EOF
 printf '#provider\tclass\tguid\tversion\ttype\ttype_name\tlayout\torigin\tfields\n'
 
@@ -74,7 +75,7 @@ function mapfield(f,    n, parts, name, type, inT, outT, q, i, arr, cnt, len, re
         else { print "unknown object extension " ext " at line " NR > "/dev/stderr"; exit 1 }
         ext = ""
     } else if (type == "boolean") {
-        inT = "UINT8"; outT = "BOOLEAN"
+        inT = "BOOLEAN"; outT = ""; len = 1   # 1 byte here, not a 4-byte Win32 BOOL
     } else if (ptr) {
         inT = "POINTER"; outT = ""
     } else {
@@ -96,12 +97,16 @@ function mapfield(f,    n, parts, name, type, inT, outT, q, i, arr, cnt, len, re
     if (arr != "") res = res " count=" arr
     else if (cnt != "") res = res " count=" cnt
     if (len != "") res = res " length=" len
+    # Trailing fields real kernels leave out: StackWalk frame lists end with the captured frames (the MOF
+    # lists 32 / 192 slots), and PerfInfo Mark carries no Padding.
+    if ((cls == "StackWalk" && (name ~ /^Stack[0-9]+$/ || name == "StackFrame")) || (cls == "PerfInfo" && name == "Padding"))
+        res = res " optional"
     return res
 }
 NR == 1 { next }
 $1 == "" { next }
 {
-    cls = $2; sub(/_V[0-9]+$/, "", cls)
+    cls = $2; sub(/_V[0-9]+$/, "", cls)   # read by mapfield too
     if (cls == "EventTraceEvent") cls = "EventTrace"
     nf = split($8, fs, ";")
     out = ""
@@ -136,11 +141,11 @@ KernelTraceControl|ImageID|b3e675d7-2554-4f18-830b-2762732560de|2|36|DbgID_RSDS|
 KernelTraceControl|ImageID|b3e675d7-2554-4f18-830b-2762732560de|2|37|DbgID_ILRSDS|ImageID_DbgID_RSDS|etl43|ImageBase POINTER; ProcessId UINT32; GuidSig GUID; Age UINT32; PdbFileName ANSISTRING
 KernelTraceControl|ImageID|b3e675d7-2554-4f18-830b-2762732560de|2|38|DbgPPDB|ImageID_DbgPPDB|etl43|ImageBase POINTER; ProcessId UINT32; TimeDateStamp UINT32; MajorVersion UINT16; MinorVersion UINT16
 KernelTraceControl|ImageID|b3e675d7-2554-4f18-830b-2762732560de|2|40|DbgDeterm|ImageID_DbgDeterm|etl43|ImageBase POINTER; ProcessId UINT32
-KernelTraceControl|ImageID|b3e675d7-2554-4f18-830b-2762732560de|2|64|FileVersion|ImageID_FileVersion|etl43|ImageSize UINT32; TimeDateStamp UINT32; OrigFileName UNICODESTRING; FileDescription UNICODESTRING; FileVersion UNICODESTRING; BinFileVersion UNICODESTRING; VerLanguage UNICODESTRING; ProductName UNICODESTRING; CompanyName UNICODESTRING; ProductVersion UNICODESTRING; FileId UNICODESTRING; ProgramId UNICODESTRING
-KernelTraceControl|SysConfig|9b79ee91-b5fd-41c0-a243-4248e266e9d0|2|32|BuildInfo|SysConfig_BuildInfo|etl43|InstallDate FILETIME; BuildLab UNICODESTRING; ProductName UNICODESTRING
-KernelTraceControl|SysConfig|9b79ee91-b5fd-41c0-a243-4248e266e9d0|2|33|SystemPaths|SysConfig_SystemPaths|etl43|SystemDirectory UNICODESTRING; SystemWindowsDirectory UNICODESTRING
-KernelTraceControl|SysConfig|9b79ee91-b5fd-41c0-a243-4248e266e9d0|2|34|UnknownVolume|SysConfig_UnknownVolume|etl43|Value UNICODESTRING
-KernelTraceControl|SysConfig|9b79ee91-b5fd-41c0-a243-4248e266e9d0|2|35|VolumeMapping|SysConfig_VolumeMapping|etl43|NtPath UNICODESTRING; DosPath UNICODESTRING
+KernelTraceControl|ImageID|b3e675d7-2554-4f18-830b-2762732560de|0|64|FileVersion|ImageID_FileVersion|etl43|ImageSize UINT32; TimeDateStamp UINT32; OrigFileName UNICODESTRING; FileDescription UNICODESTRING; FileVersion UNICODESTRING; BinFileVersion UNICODESTRING; VerLanguage UNICODESTRING; ProductName UNICODESTRING; CompanyName UNICODESTRING; ProductVersion UNICODESTRING; FileId UNICODESTRING; ProgramId UNICODESTRING
+KernelTraceControl|SysConfig|9b79ee91-b5fd-41c0-a243-4248e266e9d0|0|32|BuildInfo|SysConfig_BuildInfo|etl43|InstallDate FILETIME; BuildLab UNICODESTRING; ProductName UNICODESTRING
+KernelTraceControl|SysConfig|9b79ee91-b5fd-41c0-a243-4248e266e9d0|0|33|SystemPaths|SysConfig_SystemPaths|etl43|SystemDirectory UNICODESTRING; SystemWindowsDirectory UNICODESTRING
+KernelTraceControl|SysConfig|9b79ee91-b5fd-41c0-a243-4248e266e9d0|0|34|UnknownVolume|SysConfig_UnknownVolume|etl43|Value UNICODESTRING
+KernelTraceControl|SysConfig|9b79ee91-b5fd-41c0-a243-4248e266e9d0|0|35|VolumeMapping|SysConfig_VolumeMapping|etl43|NtPath UNICODESTRING; DosPath UNICODESTRING
 KernelTraceControl|MetaData|bbccf6c1-6cd1-48c4-80ff-839482e37671|0|32|EventInfo|MetaData_EventInfo|etl43|
 KernelTraceControl|MetaData|bbccf6c1-6cd1-48c4-80ff-839482e37671|0|33|EventMapInfo|MetaData_EventMapInfo|etl43|
 KernelTraceControl|WinSat|ed54dff8-c409-4cf6-bf83-05e1e61a09c4|0|33|WinSPR|WinSat_Xml|etl43|State UINT32; UncompressedLength UINT32
