@@ -23,6 +23,13 @@ static const char *const classes_without_layouts[] = {
 int etl_kernel_mof_register(etl_schema_registry *registry)
 {
     if (!registry) return ETL_ERR_ARG;
+    /* Every decoder registers the table; the second time there is nothing to do. */
+    const etl_event_info *first = &etl_kernel_mof_events[0];
+    const etl_event_info *known = etl_schema_registry_find(registry, ETL_KEY_CLASSIC, &first->event_guid,
+                                                           first->descriptor.opcode, first->descriptor.version);
+    if (known && known->source == ETL_SOURCE_KERNEL_MOF && known->descriptor.version == first->descriptor.version &&
+        known->descriptor.opcode == first->descriptor.opcode && etl_guid_equal(&known->event_guid, &first->event_guid))
+        return ETL_OK;
     for (size_t i = 0; i < sizeof classes_without_layouts / sizeof classes_without_layouts[0]; i++) {
         etl_guid guid;
         if (etl_guid_parse(classes_without_layouts[i], &guid) != 0) return ETL_ERR_ARG;
