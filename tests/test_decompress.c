@@ -536,6 +536,39 @@ static void test_huffman_hostile(void **state)
     expect_failure(etl_decompress_lz77_huffman, in, 255, 300);
 }
 
+/* Hand-built two-block LZ77+Huffman stream (MS-XCA §2.2.4; etl-format.md §3.4): a block ends once it has
+ * produced 65536 bytes, and the next block's table starts right after the last input byte the first block
+ * read — here the extra length bytes, since its three code bits never needed a refill.
+ *   block 1: 'a' = code 0, EOF = 10, symbol 271 (length escape, 0 offset bits → distance 1) = 11;
+ *            bits 0 11 = 'a' + match, length bytes ff fc ff (65532 + 3 = 65535): 65536 × 'a'.
+ *   block 2: 'b' = 0, EOF = 1; bits 0 1 = 'b', end of stream. */
+static void test_huffman_two_blocks(void **state)
+{
+    (void)state;
+    uint8_t in[256 + 4 + 3 + 256 + 4];
+    memset(in, 0, sizeof in);
+    in[97 / 2] = 1 << 4;   /* 'a' (odd symbol: high nibble) length 1 */
+    in[256 / 2] = 2;       /* EOF length 2 */
+    in[271 / 2] = 2 << 4;  /* symbol 271 length 2 */
+    static const uint8_t block1[] = {0x00, 0x60, 0x00, 0x00, 0xff, 0xfc, 0xff};
+    memcpy(in + 256, block1, sizeof block1);
+    uint8_t *t2 = in + 256 + sizeof block1;
+    t2[98 / 2] = 1;        /* 'b' length 1 */
+    t2[256 / 2] = 1;       /* EOF length 1 */
+    t2[256] = 0x00;
+    t2[257] = 0x40;        /* first word 0x4000: bits 0 1 */
+    size_t cap = 65537, produced = 0;
+    uint8_t *out = malloc(cap);
+    assert_int_equal(etl_decompress_lz77_huffman(in, sizeof in, out, cap, &produced), ETL_OK);
+    assert_int_equal(produced, cap);
+    for (size_t i = 0; i < 65536; i++)
+        assert_int_equal(out[i], 'a');
+    assert_int_equal(out[65536], 'b');
+    /* One byte less of room: the second block's literal does not fit. */
+    assert_int_equal(etl_decompress_lz77_huffman(in, sizeof in, out, 65536, &produced), ETL_ERR_DECOMPRESS);
+    free(out);
+}
+
 static void test_lznt1_hostile(void **state)
 {
     (void)state;
@@ -576,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_plain_distance_before_start),
         cmocka_unit_test(test_plain_lengths),
         cmocka_unit_test(test_huffman_hostile),
+        cmocka_unit_test(test_huffman_two_blocks),
         cmocka_unit_test(test_lznt1_hostile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,12 +1,25 @@
 #!/bin/sh
-# Writes a seed corpus for fuzz_decompress into DIR (default build-fuzz/seeds/decompress): every compressed
-# buffer of the compressed corpus traces, framed as the target expects (selector byte 0 = plain LZ77, 24-bit
-# output capacity = the buffer's decompressed length, then the compressed stream), plus the MS-XCA §3 examples.
+# Seed corpora for the fuzz targets. Usage: tests/fuzz/seeds.sh decompress|reader [DIR]
+#  decompress (default DIR build-fuzz/seeds/decompress): every compressed buffer of the compressed corpus
+#    traces, framed as fuzz_decompress expects (selector byte 0 = plain LZ77, 24-bit output capacity = the
+#    buffer's decompressed length, then the compressed stream), plus the MS-XCA §3 examples.
+#  reader (default DIR build-fuzz/seeds/reader): every corpus trace up to 1 MiB, and the first 192 KiB of
+#    the larger ones.
 set -eu
-dir=${1:-build-fuzz/seeds/decompress}
+target=${1:-decompress}
+dir=${2:-build-fuzz/seeds/$target}
 mkdir -p "$dir"
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
+if [ "$target" = reader ]; then
+    for gz in testdata/*/*.etl.gz; do
+        out="$dir/$(basename "$(dirname "$gz")")_$(basename "$gz" .gz)"
+        gzip -dc "$gz" > "$tmp"
+        if [ "$(wc -c < "$tmp")" -le 1048576 ]; then cp "$tmp" "$out"; else head -c 196608 "$tmp" > "$out"; fi
+    done
+    echo "$(ls "$dir" | wc -l) seeds in $dir"
+    exit 0
+fi
 u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
 u16() { od -An -tu2 -j "$2" -N2 "$1" | tr -d ' '; }
 frame() { # selector capacity -> 4 header bytes
