@@ -16,7 +16,12 @@
 
 #include "util/le.h"
 
-enum { WALK_OK = 0, WALK_STOP = 1, WALK_NOMEM = -1 };
+/* WALK_END: an optional tail was absent — stop walking, successfully. */
+enum { WALK_OK = 0, WALK_STOP = 1, WALK_END = 2, WALK_NOMEM = -1 };
+
+/* ETL_PROP_OPTIONAL_TAIL (kernel MOF: the payload may end before this property, or after any whole element of
+ * this array — StackWalk frames, Mark padding). Spelled as a number until that header change is on main. */
+#define OPTIONAL_TAIL 0x4000u
 
 typedef struct walk_state {
     etl_walk *w;
@@ -308,15 +313,18 @@ static int walk_element(walk_state *s, uint32_t index, unsigned depth, int32_t a
     if (depth >= ETL_WALK_MAX_DEPTH) return fail(s, prop, "structs nested deeper than %u", ETL_WALK_MAX_DEPTH);
     int rc = push_field(s, ETL_FIELD_STRUCT_BEGIN, prop, depth, array_index);
     if (!rc) rc = walk_range(s, prop->struct_start, prop->struct_count, depth + 1);
-    if (!rc) rc = push_field(s, ETL_FIELD_STRUCT_END, prop, depth, array_index);
-    return rc;
+    if (rc != WALK_OK && rc != WALK_END) return rc;
+    int end = push_field(s, ETL_FIELD_STRUCT_END, prop, depth, array_index); /* an absent tail still closes it */
+    return end ? end : rc;
 }
 
 static int walk_property(walk_state *s, uint32_t index, unsigned depth)
 {
     const etl_property_info *prop = &s->info->properties[index];
     uint64_t count = 1;
-    int is_array = 1, rc;
+    int is_array = 1, rc = WALK_OK;
+    int optional = (prop->flags & OPTIONAL_TAIL) != 0;
+    if (optional && remaining(s) == 0) return WALK_END;
     if (prop->flags & ETL_PROP_INLINE_COUNT) {
         if ((rc = need(s, prop, 2, "element count"))) return rc;
         count = etl_le16(s->payload + s->pos);
@@ -331,11 +339,13 @@ static int walk_property(walk_state *s, uint32_t index, unsigned depth)
     if (!is_array) return walk_element(s, index, depth, -1);
 
     if ((rc = push_field(s, ETL_FIELD_ARRAY_BEGIN, prop, depth, -1))) return rc;
-    for (uint64_t i = 0; i < count; i++) {
-        /* an element of at least one byte cannot start at the end of the payload */
-        if ((rc = walk_element(s, index, depth + 1, (int32_t)(i > INT32_MAX ? INT32_MAX : i)))) return rc;
+    for (uint64_t i = 0; i < count && rc == WALK_OK; i++) {
+        if (optional && remaining(s) == 0) rc = WALK_END; /* the payload may end on an element boundary */
+        else rc = walk_element(s, index, depth + 1, (int32_t)(i > INT32_MAX ? INT32_MAX : i));
     }
-    return push_field(s, ETL_FIELD_ARRAY_END, prop, depth, -1);
+    if (rc != WALK_OK && rc != WALK_END) return rc;
+    int end = push_field(s, ETL_FIELD_ARRAY_END, prop, depth, -1);
+    return end ? end : rc;
 }
 
 static int walk_range(walk_state *s, uint32_t first, uint32_t count, unsigned depth)
@@ -393,6 +403,7 @@ int etl_walk_event(etl_walk *w, const etl_event_info *info, const uint8_t *paylo
     }
     for (; i <= tops; i++) w->top_first[i] = w->field_count;
     if (rc == WALK_NOMEM || w->text.failed) return ETL_ERR_NOMEM;
+    if (rc == WALK_END) rc = WALK_OK;
 
     for (size_t f = 0; f < w->field_count; f++)
         if (w->fields[f].kind == ETL_FIELD_VALUE) w->fields[f].value = etl_textbuf_at(&w->text, w->value_offsets[f]);
