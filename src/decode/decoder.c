@@ -269,7 +269,8 @@ int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_deco
         ev->undecoded_length = size;
     }
 
-    if (rec->header.process_id != UINT32_MAX) ev->process_name = etl_process_table_name(d->processes, rec->header.process_id);
+    ev->process_id = etl_process_table_event_pid(d->processes, ev);
+    ev->process_name = etl_process_table_name(d->processes, ev->process_id);
 
     switch (ev->status) {
     case ETL_DECODE_OK: d->stats.decoded++; break;
