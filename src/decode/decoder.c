@@ -151,8 +151,11 @@ static void fill_names(etl_decoder *d, etl_decoded_event *ev, const etl_event_in
     const char *task = info ? info->task_name : NULL;
     const char *event = info ? info->event_name : NULL;
     if (tracelogging && event) etl_textbuf_puts(&d->names, event);
-    else if (task && ev->opcode_name && (classic || desc->opcode != 0))
-        etl_textbuf_printf(&d->names, "%s/%s", task, ev->opcode_name);
+    else if (task && ev->opcode_name && (classic || desc->opcode != 0)) {
+        etl_textbuf_puts(&d->names, task);
+        etl_textbuf_putc(&d->names, '/');
+        etl_textbuf_puts(&d->names, ev->opcode_name);
+    }
     else if (task) etl_textbuf_puts(&d->names, task);
     else if (event) etl_textbuf_puts(&d->names, event);
     else if (classic) etl_textbuf_printf(&d->names, "Opcode(%u)", desc->opcode);

@@ -21,7 +21,17 @@ typedef struct thread_slot {
     uint32_t pid;  /* UINT32_MAX: empty slot */
 } thread_slot;
 
+/* Which top-level properties of a description name the PID / a TID (-1: none), cached per description so
+ * the hot path compares pointers instead of names. */
+typedef struct id_properties {
+    const etl_event_info *info;
+    int32_t pid_property, tid_property;
+} id_properties;
+
+#define ID_CACHE_SIZE 256u
+
 struct etl_process_table {
+    id_properties id_cache[ID_CACHE_SIZE];
     process_slot *processes;
     size_t process_capacity, process_count;
     thread_slot *threads;
@@ -176,14 +186,56 @@ static uint32_t thread_pid(const etl_process_table *t, uint32_t tid)
     return t->threads[thread_slot_of(t, tid)].pid;
 }
 
-uint32_t etl_process_table_event_pid(const etl_process_table *t, const etl_decoded_event *ev)
+static int32_t find_property(const etl_event_info *info, const char *const *names)
+{
+    for (const char *const *n = names; *n; n++)
+        for (uint32_t i = 0; i < info->top_level_count && i < info->property_count; i++)
+            if (info->properties[i].name && strcasecmp(info->properties[i].name, *n) == 0) return (int32_t)i;
+    return -1;
+}
+
+static const id_properties *id_properties_of(etl_process_table *t, const etl_event_info *info)
+{
+    static const char *const pid_names[] = {"ProcessId", "PID", "StackProcess", NULL};
+    static const char *const tid_names[] = {"ThreadId", "TThreadId", "IssuingThreadId", NULL};
+    id_properties *c = &t->id_cache[((uintptr_t)info >> 4) % ID_CACHE_SIZE];
+    if (c->info != info) {
+        c->info = info;
+        c->pid_property = find_property(info, pid_names);
+        c->tid_property = find_property(info, tid_names);
+    }
+    return c;
+}
+
+/* The integer value of a top-level scalar property, decimal or 0x… (kernel MOF renders ids in hex). */
+static int property_id(const etl_decoded_event *ev, int32_t index, uint32_t *out)
+{
+    if (index < 0) return 0;
+    const etl_property_info *prop = &ev->info->properties[index];
+    for (size_t i = 0; i < ev->field_count; i++) {
+        const etl_field *f = &ev->fields[i];
+        if (f->property != prop || f->kind != ETL_FIELD_VALUE || f->array_index >= 0 || !f->value || !*f->value)
+            continue;
+        char *end;
+        unsigned long long v = strtoull(f->value, &end, 0);
+        if (*end || v >= UINT32_MAX) return 0;
+        *out = (uint32_t)v;
+        return 1;
+    }
+    return 0;
+}
+
+uint32_t etl_process_table_event_pid(etl_process_table *t, const etl_decoded_event *ev)
 {
     const etl_event_record *rec = ev->record;
     if (rec->header.process_id != UINT32_MAX) return rec->header.process_id;
     if (rec->kind > ETL_KIND_INSTANCE64) return UINT32_MAX; /* only kernel/classic records lack a PID */
     uint32_t id;
-    if (field_id(ev, "ProcessId", &id) || field_id(ev, "PID", &id)) return id;
-    if (field_id(ev, "ThreadId", &id) || field_id(ev, "TThreadId", &id)) return thread_pid(t, id);
+    if (ev->info) {
+        const id_properties *c = id_properties_of(t, ev->info);
+        if (property_id(ev, c->pid_property, &id)) return id;
+        if (property_id(ev, c->tid_property, &id)) return thread_pid(t, id);
+    }
     return thread_pid(t, rec->header.thread_id);
 }
 

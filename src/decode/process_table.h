@@ -17,9 +17,10 @@ void etl_process_table_free(etl_process_table *t);
 int etl_process_table_observe(etl_process_table *t, const etl_decoded_event *event);
 
 /* The PID an event belongs to: the record's; for classic (kernel) records without one, the payload's
- * ProcessId/PID field, else the process of the payload's ThreadId or of the record's TID. UINT32_MAX when
- * unknown. */
-uint32_t etl_process_table_event_pid(const etl_process_table *t, const etl_decoded_event *event);
+ * ProcessId/PID/StackProcess field, else the process of the payload's ThreadId/TThreadId/IssuingThreadId or
+ * of the record's TID. UINT32_MAX when unknown. Which properties those are is cached per description: a
+ * description must stay alive (registry and TraceLogging cache entries do) while the table is used. */
+uint32_t etl_process_table_event_pid(etl_process_table *t, const etl_decoded_event *event);
 
 /* Display name (image name without directory and extension, as TraceEvent's ProcessName), NULL if unknown. */
 const char *etl_process_table_name(const etl_process_table *t, uint32_t pid);

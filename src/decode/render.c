@@ -164,9 +164,20 @@ void etl_render_hex(etl_textbuf *out, const uint8_t *p, size_t size, int with_pr
 
 void etl_render_guid(etl_textbuf *out, const uint8_t *p)
 {
-    char buf[40];
-    etl_guid g = etl_guid_read(p);
-    etl_textbuf_puts(out, etl_guid_format(&g, buf, 0));
+    /* {data1-data2-data3-data4[0..1]-data4[2..7]}: the first three groups are little-endian integers */
+    static const uint8_t order[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
+    static const char digits[] = "0123456789abcdef";
+    char buf[38];
+    char *d = buf;
+    *d++ = '{';
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) *d++ = '-';
+        uint8_t b = p[order[i]];
+        *d++ = digits[b >> 4];
+        *d++ = digits[b & 15];
+    }
+    *d++ = '}';
+    etl_textbuf_append(out, buf, sizeof buf);
 }
 
 void etl_render_sid(etl_textbuf *out, const uint8_t *p, size_t size)
@@ -317,6 +328,45 @@ static uint64_t read_unsigned(const uint8_t *p, size_t size)
     }
 }
 
+/* Integer text without printf: this is the hottest path of a conversion. */
+static void put_unsigned(etl_textbuf *out, uint64_t v)
+{
+    char tmp[24];
+    char *p = tmp + sizeof tmp;
+    do {
+        *--p = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    etl_textbuf_append(out, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+static void put_signed(etl_textbuf *out, int64_t v)
+{
+    if (v < 0) {
+        etl_textbuf_putc(out, '-');
+        put_unsigned(out, (uint64_t)0 - (uint64_t)v);
+    } else {
+        put_unsigned(out, (uint64_t)v);
+    }
+}
+
+/* 0x + upper-case hex, at least `min_digits` digits */
+static void put_hex(etl_textbuf *out, uint64_t v, int min_digits)
+{
+    static const char digits[] = "0123456789ABCDEF";
+    char tmp[20];
+    char *p = tmp + sizeof tmp;
+    int n = 0;
+    do {
+        *--p = digits[v & 15];
+        v >>= 4;
+        n++;
+    } while (v || n < min_digits);
+    *--p = 'x';
+    *--p = '0';
+    etl_textbuf_append(out, p, (size_t)(tmp + sizeof tmp - p));
+}
+
 static int64_t sign_extend(uint64_t v, size_t size)
 {
     if (size >= 8) return (int64_t)v;
@@ -343,7 +393,7 @@ static void render_integer(etl_textbuf *out, uint16_t in_type, uint16_t out_type
     case ETL_OUT_HEXINT16:
     case ETL_OUT_HEXINT32:
     case ETL_OUT_HEXINT64:
-    case ETL_OUT_CODE_POINTER: etl_textbuf_printf(out, "0x%llX", (unsigned long long)u); return;
+    case ETL_OUT_CODE_POINTER: put_hex(out, u, 1); return;
     case ETL_OUT_PORT:
         if (size == 2) {
             etl_textbuf_printf(out, "%u", (unsigned)(p[0] << 8 | p[1]));
@@ -359,7 +409,7 @@ static void render_integer(etl_textbuf *out, uint16_t in_type, uint16_t out_type
     case ETL_OUT_ERRORCODE:
     case ETL_OUT_WIN32ERROR:
     case ETL_OUT_NTSTATUS:
-    case ETL_OUT_HRESULT: etl_textbuf_printf(out, "0x%08llX", (unsigned long long)u); return;
+    case ETL_OUT_HRESULT: put_hex(out, u, 8); return;
     case ETL_OUT_ETWTIME:
         if (ctx && ctx->trace && ctx->raw_to_filetime) {
             etl_render_filetime(out, ctx->raw_to_filetime(ctx->trace, ctx->file_index, (int64_t)u));
@@ -377,25 +427,25 @@ static void render_integer(etl_textbuf *out, uint16_t in_type, uint16_t out_type
     case ETL_OUT_BYTE:
     case ETL_OUT_SHORT:
     case ETL_OUT_INT:
-    case ETL_OUT_LONG: etl_textbuf_printf(out, "%lld", (long long)sign_extend(u, size)); return;
+    case ETL_OUT_LONG: put_signed(out, sign_extend(u, size)); return;
     case ETL_OUT_UNSIGNEDBYTE:
     case ETL_OUT_UNSIGNEDSHORT:
     case ETL_OUT_UNSIGNEDINT:
     case ETL_OUT_UNSIGNEDLONG:
     case ETL_OUT_PID:
-    case ETL_OUT_TID: etl_textbuf_printf(out, "%llu", (unsigned long long)u); return;
+    case ETL_OUT_TID: put_unsigned(out, u); return;
     default: break;
     }
     switch (in_type) {
     case ETL_IN_HEXINT32:
     case ETL_IN_HEXINT64:
     case ETL_IN_POINTER:
-    case ETL_IN_SIZET: etl_textbuf_printf(out, "0x%llX", (unsigned long long)u); return;
+    case ETL_IN_SIZET: put_hex(out, u, 1); return;
     case ETL_IN_BOOLEAN: etl_textbuf_puts(out, u ? "true" : "false"); return;
     default: break;
     }
-    if (is_signed_type(in_type)) etl_textbuf_printf(out, "%lld", (long long)sign_extend(u, size));
-    else etl_textbuf_printf(out, "%llu", (unsigned long long)u);
+    if (is_signed_type(in_type)) put_signed(out, sign_extend(u, size));
+    else put_unsigned(out, u);
 }
 
 /* ---- dispatch ---------------------------------------------------------------------------------------- */

@@ -43,7 +43,7 @@ int etl_textbuf_reserve(etl_textbuf *b, size_t extra)
     return 0;
 }
 
-void etl_textbuf_append(etl_textbuf *b, const char *text, size_t n)
+void etl_textbuf_append_slow(etl_textbuf *b, const char *text, size_t n)
 {
     if (etl_textbuf_reserve(b, n) != 0) return;
     if (n) memcpy(b->data + b->length, text, n);
@@ -53,7 +53,6 @@ void etl_textbuf_append(etl_textbuf *b, const char *text, size_t n)
 
 void etl_textbuf_puts(etl_textbuf *b, const char *text) { etl_textbuf_append(b, text, strlen(text)); }
 
-void etl_textbuf_putc(etl_textbuf *b, char c) { etl_textbuf_append(b, &c, 1); }
 
 void etl_textbuf_printf(etl_textbuf *b, const char *fmt, ...)
 {
