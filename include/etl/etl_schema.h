@@ -220,10 +220,14 @@ typedef struct etl_decoded_event {
     uint32_t keyword_name_count;
     const char *message;            /* message with inserts substituted; NULL when the schema has none */
     const char *process_name;       /* from process rundown/start events; NULL when unknown */
+    uint32_t process_id;            /* the record's PID; for kernel events without one (0xFFFFFFFF, e.g.
+                                     * PERFINFO headers) the PID their payload names (ProcessId field, or the
+                                     * process of their ThreadId / TID), as PerfView's PID; else 0xFFFFFFFF */
     int string_only;                /* EVENT_HEADER_FLAG_STRING_ONLY: fields[0] is the bare string */
     size_t field_count;
     const etl_field *fields;
-    const uint8_t *undecoded;       /* NO_SCHEMA: the whole payload; ERROR: the bytes not decoded */
+    const uint8_t *undecoded;       /* NO_SCHEMA: the whole payload; ERROR: the bytes not decoded; OK: bytes
+                                     * after the last property (newer event versions; tracerpt ignores them) */
     size_t undecoded_length;
     const char *error;              /* ERROR: one-line reason */
 } etl_decoded_event;
