@@ -187,6 +187,9 @@ int etl_schema_load_bundled(etl_schema_registry *registry, etl_error *err);
  * n == 0), from whatever source they came; loading it back decodes the same way. */
 int etl_schema_export_manifest(const etl_schema_registry *registry, const etl_guid *providers, size_t n,
                                FILE *out, etl_error *err);
+/* Same for an explicit list of descriptions (e.g. the `info` of every decoded event, TraceLogging included;
+ * one description per (provider, id, version) is kept, the first). */
+int etl_schema_export_events(const etl_event_info *const *events, size_t count, FILE *out, etl_error *err);
 
 /* ---- decoding ----------------------------------------------------------------------------------------- */
 
