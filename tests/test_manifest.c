@@ -214,6 +214,45 @@ static void test_type_names(void **state)
     etl_schema_set_free(&s);
 }
 
+/* -export core: parse → write → parse gives the same descriptions (names, descriptors incl. channel
+ * keyword bits, templates, maps, messages). */
+static void test_export_round_trip(void **state)
+{
+    (void)state;
+    static const char *const files[] = {
+        REAL "perfview/ClrEtwAll.man", REAL "microsoft-Tx/SystemEvents.man", REAL "microsoft-Tx/HTTP_Server.man",
+        REAL "microsoft-Tx/IE_Client.man", REAL "windows-classic-samples/AdvancedProvider.cpp.man",
+        REAL "perfview-traceparsergen-tests/EnumTest.manifest.xml",
+        "testdata/schemas/wevt-mc-testcases/Large.man", "testdata/schemas/wevt-mc-testcases/wpf-etw.man",
+        "testdata/schemas/wevt-mc-testcases/ReferenceChannels.man", "testdata/schemas/wevt-mc-testcases/TaskOpcodes.man",
+    };
+    for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+        fprintf(stderr, "%s\n", files[f]);
+        etl_schema_set a, b;
+        etl_schema_set_init(&a);
+        etl_schema_set_init(&b);
+        etl_error err;
+        assert_int_equal(parse_file(files[f], &a, &err), ETL_OK);
+        const etl_event_info **ptrs = malloc((a.event_count + 1) * sizeof(*ptrs));
+        for (size_t i = 0; i < a.event_count; i++) ptrs[i] = &a.events[i];
+        char *text = NULL;
+        size_t text_len = 0;
+        FILE *out = open_memstream(&text, &text_len);
+        assert_non_null(out);
+        int rc = etl_manifest_write(ptrs, a.event_count, out, &err);
+        fclose(out);
+        if (rc != ETL_OK) fail_msg("%s", err.message);
+        rc = etl_manifest_parse(&b, text, text_len, "exported", &err);
+        if (rc != ETL_OK) fail_msg("%s", err.message);
+        assert_int_equal(b.unresolved_strings, 0);
+        assert_int_equal(compare_sets(&a, &b, CMP_SKIP_PROVIDER_COUNT), 0);
+        free(text);
+        free(ptrs);
+        etl_schema_set_free(&a);
+        etl_schema_set_free(&b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -222,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_task_opcodes),
         cmocka_unit_test(test_enum_maps),
         cmocka_unit_test(test_type_names),
+        cmocka_unit_test(test_export_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

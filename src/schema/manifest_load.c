@@ -46,3 +46,51 @@ int etl_schema_load_manifest_file(etl_schema_registry *registry, const char *pat
     free(data);
     return rc;
 }
+
+typedef struct export_collect {
+    const etl_guid *providers;
+    size_t provider_count;
+    const etl_event_info **events;
+    size_t count, cap;
+    int failed;
+} export_collect;
+
+static int collect_for_export(const etl_event_info *info, etl_schema_key_kind key, void *ctx)
+{
+    export_collect *c = ctx;
+    if (key != ETL_KEY_MANIFEST) return 0;   /* classic MOF layouts have no manifest form */
+    if (c->provider_count) {
+        size_t i;
+        for (i = 0; i < c->provider_count; i++)
+            if (etl_guid_equal(&c->providers[i], &info->provider_guid)) break;
+        if (i == c->provider_count) return 0;
+    }
+    if (c->count == c->cap) {
+        size_t ncap = c->cap ? 2 * c->cap : 256;
+        const etl_event_info **p = realloc(c->events, ncap * sizeof(*p));
+        if (!p) { c->failed = 1; return 1; }
+        c->events = p;
+        c->cap = ncap;
+    }
+    c->events[c->count++] = info;
+    return 0;
+}
+
+int etl_schema_export_manifest(const etl_schema_registry *registry, const etl_guid *providers, size_t n,
+                               FILE *out, etl_error *err)
+{
+    if (!registry || !out || (n && !providers))
+        return etl_schema_fail(err, ETL_ERR_ARG, "-export", UINT64_MAX, "bad argument");
+    export_collect c = {providers, n, NULL, 0, 0, 0};
+    etl_schema_registry_visit(registry, collect_for_export, &c);
+    int rc = c.failed ? etl_schema_fail(err, ETL_ERR_NOMEM, "-export", UINT64_MAX, "out of memory")
+                      : etl_manifest_write(c.events, c.count, out, err);
+    free(c.events);
+    return rc;
+}
+
+int etl_schema_export_events(const etl_event_info *const *events, size_t count, FILE *out, etl_error *err)
+{
+    if ((!events && count) || !out) return etl_schema_fail(err, ETL_ERR_ARG, "-export", UINT64_MAX, "bad argument");
+    return etl_manifest_write(events, count, out, err);
+}

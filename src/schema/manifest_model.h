@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "etl/etl_schema.h"
 
@@ -110,6 +111,10 @@ int etl_wevt_parse(etl_schema_set *set, const uint8_t *crim, size_t size, const 
 /* A PE file's WEVT_TEMPLATE (+ RT_MESSAGETABLE or .mui) → set. ETL_OK, 1 when the file is a PE without a
  * WEVT_TEMPLATE resource, or an error. */
 int etl_pe_schema_parse(etl_schema_set *set, const char *path, etl_error *err);
+
+/* -export core: one instrumentation manifest for these descriptions (grouped by provider; one per
+ * (provider, id, version), the first wins). */
+int etl_manifest_write(const etl_event_info *const *events, size_t n, FILE *out, etl_error *err);
 
 /* Error helper: fills err (if non-NULL) with "origin: offset 0x..: text" and returns code. */
 int etl_schema_fail(etl_error *err, int code, const char *origin, uint64_t offset, const char *fmt, ...)
