@@ -140,13 +140,25 @@ static void event_keywords(exporter *x, provider_tables *t, const etl_event_info
     }
 }
 
+/* Registries copy maps per event, so the same map arrives as many pointers: compare by content. */
+static int map_equal(const etl_map_info *a, const etl_map_info *b)
+{
+    if (a == b) return 1;
+    if (a->flags != b->flags || a->entry_count != b->entry_count) return 0;
+    if ((a->name == NULL) != (b->name == NULL) || (a->name && strcmp(a->name, b->name) != 0)) return 0;
+    for (uint32_t i = 0; i < a->entry_count; i++)
+        if (a->entries[i].value != b->entries[i].value || strcmp(a->entries[i].name, b->entries[i].name) != 0)
+            return 0;
+    return 1;
+}
+
 static void collect_maps(exporter *x, provider_tables *t, const etl_event_info *e)
 {
     for (uint32_t i = 0; i < e->property_count; i++) {
         const etl_map_info *m = e->properties[i].map;
         if (!m) continue;
         size_t k;
-        for (k = 0; k < t->map_count; k++) if (t->maps[k] == m) break;
+        for (k = 0; k < t->map_count; k++) if (map_equal(t->maps[k], m)) break;
         if (k < t->map_count) continue;
         const etl_map_info **p = realloc(t->maps, (t->map_count + 1) * sizeof(*p));
         if (!p) { x->failed = 1; return; }
@@ -158,8 +170,8 @@ static void collect_maps(exporter *x, provider_tables *t, const etl_event_info *
 static void map_name(const provider_tables *t, const etl_map_info *m, char *out, size_t size)
 {
     for (size_t k = 0; k < t->map_count; k++)
-        if (t->maps[k] == m) {
-            /* names may repeat across sources: keep the name when it is the first with it */
+        if (map_equal(t->maps[k], m)) {
+            /* two different maps with one name (from different sources): the later ones are renamed */
             size_t first = k;
             for (size_t j = 0; j < k; j++)
                 if (m->name && t->maps[j]->name && strcmp(t->maps[j]->name, m->name) == 0) { first = j; break; }
