@@ -13,6 +13,7 @@
 
 #include "schema/sources.h"
 #include "selfdesc_records.h"
+#include "util/le.h"
 
 /* ---- a minimal payload walker over a description (sizes only, plus integer capture) ------------------ */
 
@@ -399,6 +400,13 @@ typedef struct trace_ctx {
     uint32_t first_count;
     long level3;              /* events at level 3 */
     long tester_checked;      /* TraceLoggingTester: events whose values were checked */
+    char first_members[4][32];  /* first event: members of its first property when it is a struct */
+    uint16_t first_member_types[4];
+    uint32_t first_struct_count;
+    uint8_t first_payload[64];
+    size_t first_payload_length;
+    uint8_t payloads[5][96];    /* first five payloads (truncated to 96 bytes) */
+    size_t payload_lengths[5];
     const char *tester_failure;
 } trace_ctx;
 
@@ -503,8 +511,23 @@ static int on_tl_record(const etl_event_record *r, void *vctx)
             snprintf(c->first_fields[i], sizeof c->first_fields[0], "%s", info->properties[i].name);
         }
         c->first_count = info->top_level_count;
+        const etl_property_info *p0 = info->top_level_count ? &info->properties[0] : NULL;
+        if (p0 && (p0->flags & ETL_PROP_STRUCT)) {
+            c->first_struct_count = p0->struct_count;
+            for (uint32_t m = 0; m < p0->struct_count && m < 4; m++) {
+                const etl_property_info *mp = &info->properties[p0->struct_start + m];
+                snprintf(c->first_members[m], sizeof c->first_members[0], "%s", mp->name);
+                c->first_member_types[m] = mp->in_type;
+            }
+        }
+        c->first_payload_length = r->user_data_length;
+        memcpy(c->first_payload, r->user_data, r->user_data_length < 64 ? r->user_data_length : 64);
     }
     if (r->header.descriptor.level == 3) c->level3++;
+    if (c->events < 5) {
+        c->payload_lengths[c->events] = r->user_data_length;
+        memcpy(c->payloads[c->events], r->user_data, r->user_data_length < 96 ? r->user_data_length : 96);
+    }
     walk w;
     if (walk_payload(info, r, &w) != (long)r->user_data_length) c->not_consumed++;
     if (info->provider_name && strcmp(info->provider_name, "CSharpTraceLoggingEventSource") == 0) {
@@ -521,10 +544,10 @@ static trace_ctx *run_trace(const char *path)
     static trace_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.cache = etl_tracelogging_cache_new();
-    long compressed = 0;
-    long n = sd_for_each_record(path, on_tl_record, &ctx, &compressed);
+    long reader_errors = 0;
+    long n = sd_for_each_record(path, on_tl_record, &ctx, &reader_errors);
     assert_true(n > 0);
-    assert_int_equal(compressed, 0);
+    assert_int_equal(reader_errors, 0);
     etl_tracelogging_cache_free(ctx.cache);
     ctx.cache = NULL;
     return &ctx;
@@ -613,6 +636,84 @@ static void test_tracelogging_tester(void **state)
     if (c->tester_failure) fail_msg("TraceLoggingTester: %s", c->tester_failure);
 }
 
+static void test_self_describing_single_event(void **state)
+{
+    (void)state;
+    /* EXPECTED.md §4: one event TestEvent of MySource; its first field is a struct with the two string
+     * members b = "Hello" and c = "World!". (2 of 3 buffers compressed.) */
+    trace_ctx *c = run_trace("testdata/perfview/SelfDescribingSingleEvent.etl.gz");
+    assert_int_equal(c->events, 1);
+    assert_int_equal(c->errors, 0);
+    assert_int_equal(c->not_consumed, 0);
+    assert_string_equal(c->first_provider, "MySource");
+    assert_string_equal(c->names[0], "TestEvent");
+    assert_int_equal(c->first_count, 1);
+    assert_int_equal(c->first_struct_count, 2);
+    assert_string_equal(c->first_members[0], "b");
+    assert_string_equal(c->first_members[1], "c");
+    assert_int_equal(c->first_member_types[0], ETL_IN_UNICODESTRING);
+    assert_int_equal(c->first_member_types[1], ETL_IN_UNICODESTRING);
+    static const uint8_t hello_world[] = {'H', 0, 'e', 0, 'l', 0, 'l', 0, 'o', 0, 0, 0,
+                                          'W', 0, 'o', 0, 'r', 0, 'l', 0, 'd', 0, '!', 0, 0, 0};
+    assert_int_equal(c->first_payload_length, sizeof hello_world);
+    assert_memory_equal(c->first_payload, hello_world, sizeof hello_world);
+}
+
+static void test_primitive_types(void **state)
+{
+    (void)state;
+    /* perfview/primitive-types.baseline.txt: 5 PrimitiveTypesTest events of solar_system with these fields
+     * in this order, these DataLen and these values. The writer declared int64_type as UINT64 in its
+     * metadata; PerfView shows it signed, the bytes are the same. */
+    static const char *const fields[] = {"string_type", "boolean_type", "char_type", "int16_type", "int32_type",
+                                         "uint16_type", "uint32_type", "int64_type", "uint64_type", "guid_type",
+                                         "file_time_type", "system_time_type"};
+    static const struct { const char *s; int boolean, ch, i16; uint32_t u32; int64_t i64; uint32_t guid1; } want[] = {
+        {"Mercury", 0, 77, -51, 102, -204, 0x0ad614c4}, {"Venus", 1, 86, -95, 190, -380, 0xe04ff801},
+        {"Earth", 0, 69, -65, 130, -260, 0xc7a6c80e}, {"Mars", 0, 77, -29, 58, -116, 0x0a922cee},
+        {"Jupiter", 1, 74, -69, 138, -276, 0xbb11b97b}};
+    static const unsigned datalen[] = {78, 76, 76, 75, 78};
+    trace_ctx *c = run_trace("testdata/perfview/primitive-types.etl.gz");
+    assert_int_equal(c->events, 5);
+    assert_int_equal(c->errors, 0);
+    assert_int_equal(c->not_consumed, 0);
+    assert_string_equal(c->first_provider, "solar_system");
+    assert_int_equal(c->first_count, 12);
+    for (int i = 0; i < 12; i++) assert_string_equal(c->first_fields[i], fields[i]);
+    for (int e = 0; e < 5; e++) {
+        const uint8_t *p = c->payloads[e];
+        assert_string_equal(c->names[e], "PrimitiveTypesTest");
+        assert_int_equal(c->payload_lengths[e], datalen[e]);
+        size_t n = strlen(want[e].s);
+        assert_memory_equal(p, want[e].s, n + 1);
+        p += n + 1;
+        assert_int_equal(p[0], want[e].boolean);
+        assert_int_equal(p[1], want[e].ch);
+        assert_int_equal((int16_t)le_n(p + 2, 2), want[e].i16);
+        assert_int_equal(le_n(p + 10, 4), want[e].u32);
+        assert_true((int64_t)le_n(p + 14, 8) == want[e].i64);
+        assert_int_equal(le_n(p + 30, 4), want[e].guid1);
+    }
+}
+
+/* Every TraceLogging event of the corpus: metadata accepted and the payload consumed exactly. */
+static void test_corpus_payloads_consumed(void **state)
+{
+    (void)state;
+    static const struct { const char *path; long events; } traces[] = {
+        {"testdata/hw3d/trace.etl.gz", 1},
+        {"testdata/sonde/test.etl.gz", 9},
+        {"testdata/s4/WindowsUpdate.20251008.140245.443.8.etl.gz", 80},
+        {"testdata/perfview/diaghub.user_paged.1.etl.gz", 256},
+    };
+    for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
+        trace_ctx *c = run_trace(traces[i].path);
+        if (c->events != traces[i].events || c->errors || c->not_consumed)
+            fail_msg("%s: %ld events (expected %ld), %ld metadata errors, %ld payloads not consumed exactly",
+                     traces[i].path, c->events, traces[i].events, c->errors, c->not_consumed);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -626,6 +727,9 @@ int main(void)
         cmocka_unit_test(test_sih),
         cmocka_unit_test(test_waasmedic),
         cmocka_unit_test(test_tracelogging_tester),
+        cmocka_unit_test(test_self_describing_single_event),
+        cmocka_unit_test(test_primitive_types),
+        cmocka_unit_test(test_corpus_payloads_consumed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

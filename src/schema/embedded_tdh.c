@@ -13,6 +13,7 @@
 
 #include "schema/embedded_tdh.h"
 #include "util/le.h"
+#include "util/utf.h"
 
 static const etl_guid metadata_task_guid = {0xbbccf6c1, 0x6cd1, 0x48c4,
                                             {0x80, 0xff, 0x83, 0x94, 0x82, 0xe3, 0x76, 0x71}};
@@ -102,38 +103,12 @@ static size_t wstr_bytes(const uint8_t *blob, size_t len, uint32_t off)
     return SIZE_MAX;
 }
 
-/* UTF-16LE → UTF-8 (unpaired surrogates become U+FFFD). `dst` holds 3 bytes per code unit + 1. With `trim`,
- * trailing spaces and line breaks go (message-table strings carry them; names never need them). */
+/* UTF-16LE → UTF-8 into `dst` (3 bytes per code unit + 1). With `trim`, trailing spaces and line breaks go
+ * (message-table strings carry them; names never need them). Returns the byte after the terminator. */
 static char *utf16_to_utf8(char *dst, const uint8_t *src, size_t bytes, int trim)
 {
-    char *o = dst;
-    size_t units = bytes / 2;
-    for (size_t i = 0; i < units; i++) {
-        uint32_t c = etl_le16(src + 2 * i);
-        if (c >= 0xD800 && c <= 0xDBFF && i + 1 < units) {
-            uint32_t lo = etl_le16(src + 2 * i + 2);
-            if (lo >= 0xDC00 && lo <= 0xDFFF) {
-                c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
-                i++;
-            }
-        }
-        if (c >= 0xD800 && c <= 0xDFFF) c = 0xFFFD;
-        if (c < 0x80) {
-            *o++ = (char)c;
-        } else if (c < 0x800) {
-            *o++ = (char)(0xC0 | c >> 6);
-            *o++ = (char)(0x80 | (c & 0x3F));
-        } else if (c < 0x10000) {
-            *o++ = (char)(0xE0 | c >> 12);
-            *o++ = (char)(0x80 | (c >> 6 & 0x3F));
-            *o++ = (char)(0x80 | (c & 0x3F));
-        } else {
-            *o++ = (char)(0xF0 | c >> 18);
-            *o++ = (char)(0x80 | (c >> 12 & 0x3F));
-            *o++ = (char)(0x80 | (c >> 6 & 0x3F));
-            *o++ = (char)(0x80 | (c & 0x3F));
-        }
-    }
+    etl_utf16le_to_utf8(src, bytes / 2, dst, bytes / 2 * 3 + 1);
+    char *o = dst + strlen(dst);
     while (trim && o > dst && (o[-1] == ' ' || o[-1] == '\r' || o[-1] == '\n' || o[-1] == '\t')) o--;
     *o = '\0';
     return o + 1;
