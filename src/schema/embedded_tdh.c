@@ -51,7 +51,7 @@ typedef struct stored_event {
     etl_event_info info;
     etl_property_info *props;  /* writable view of info.properties */
     const char **map_names;    /* per property: the map it names, NULL if none */
-    etl_schema_key_kind key;
+    unsigned keys;             /* KEY_BIT(ETL_KEY_MANIFEST) | KEY_BIT(ETL_KEY_CLASSIC) */
     uint32_t unresolved;       /* properties naming a map not seen yet */
     int registered;
 } stored_event;
@@ -148,9 +148,14 @@ static const etl_map_info *find_map(const etl_embedded_state *s, const etl_guid 
 
 /* ---- EventMapInfo -------------------------------------------------------------------------------------- */
 
+#define KEY_BIT(kind) (1u << (kind))
+
 static int register_event(etl_embedded_state *s, stored_event *e)
 {
-    int rc = etl_schema_registry_add(s->registry, &e->info, e->key);
+    int rc = ETL_OK;
+    if (e->keys & KEY_BIT(ETL_KEY_MANIFEST)) rc = etl_schema_registry_add(s->registry, &e->info, ETL_KEY_MANIFEST);
+    if (rc == ETL_OK && (e->keys & KEY_BIT(ETL_KEY_CLASSIC)))
+        rc = etl_schema_registry_add(s->registry, &e->info, ETL_KEY_CLASSIC);
     if (rc != ETL_OK) {
         s->stats.register_failures++;
         return rc;
@@ -248,6 +253,10 @@ static int observe_event_info(etl_embedded_state *s, const uint8_t *b, size_t le
         s->stats.skipped_other_sources++; /* WPP / TraceLogging: those carry or need their own metadata */
         return 0;
     }
+    if (decoding == DECODING_WBEM) {
+        etl_guid event_guid = etl_guid_read(b + TEI_EVENT_GUID);
+        if (etl_guid_is_zero(&event_guid)) return -1; /* a MOF event is known by its class GUID only */
+    }
     uint32_t count = etl_le32(b + TEI_PROPERTY_COUNT), top = etl_le32(b + TEI_TOP_LEVEL_COUNT);
     if (count > 0xFFFF || count > (len - TEI_PROPERTIES) / EPI_SIZE || top > count) return -1;
 
@@ -335,7 +344,10 @@ static int observe_event_info(etl_embedded_state *s, const uint8_t *b, size_t le
     info->property_count = count;
     info->top_level_count = top;
     info->properties = e->props;
-    e->key = etl_guid_is_zero(&info->event_guid) ? ETL_KEY_MANIFEST : ETL_KEY_CLASSIC;
+    /* Manifest events are looked up by (provider, id, version); an event GUID (classic class, or the task GUID
+     * a manifest may declare, as the .NET runtime's do) also keys it by (GUID, opcode, version). */
+    e->keys = (decoding == DECODING_XML ? KEY_BIT(ETL_KEY_MANIFEST) : 0) |
+              (etl_guid_is_zero(&info->event_guid) ? 0 : KEY_BIT(ETL_KEY_CLASSIC));
 
     for (uint32_t i = 0; i < count; i++) {
         const uint8_t *p = b + TEI_PROPERTIES + (size_t)EPI_SIZE * i;
