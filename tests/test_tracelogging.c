@@ -388,6 +388,28 @@ static void test_fuzzed_metadata_stays_consistent(void **state)
     etl_tracelogging_cache_free(cache);
 }
 
+/* More distinct shapes than the cache keeps: every lookup still answers correctly (the cache flushes). */
+static void test_cache_bound(void **state)
+{
+    (void)state;
+    etl_tracelogging_cache *cache = etl_tracelogging_cache_new();
+    for (unsigned i = 0; i < 70000; i++) {
+        char body[32];
+        int n = snprintf(body, sizeof body, "%cE%u%cf%c%c", 0, i, 0, 0, 4);
+        uint8_t meta[40];
+        size_t len = blob(meta, body, (size_t)n);
+        etl_event_record r = make_record(meta, len, NULL, 0);
+        const char *err = NULL;
+        const etl_event_info *info = etl_tracelogging_lookup(cache, &r, &err);
+        assert_non_null(info);
+        char want[16];
+        snprintf(want, sizeof want, "E%u", i);
+        assert_string_equal(info->event_name, want);
+        assert_ptr_equal(etl_tracelogging_lookup(cache, &r, &err), info);
+    }
+    etl_tracelogging_cache_free(cache);
+}
+
 /* ---- real traces ------------------------------------------------------------------------------------- */
 
 typedef struct trace_ctx {
@@ -722,6 +744,7 @@ int main(void)
         cmocka_unit_test(test_custom_field_and_traits),
         cmocka_unit_test(test_hostile_metadata),
         cmocka_unit_test(test_fuzzed_metadata_stays_consistent),
+        cmocka_unit_test(test_cache_bound),
         cmocka_unit_test(test_lxcore_breakpoint),
         cmocka_unit_test(test_amsi_script),
         cmocka_unit_test(test_sih),
