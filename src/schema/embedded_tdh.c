@@ -39,6 +39,9 @@ enum { MAP_VALUE_ULONG = 0 };
 /* Memory bound for everything kept here (blobs are at most 64 KiB each; merged traces carry hundreds). */
 #define EMBEDDED_MAX_BYTES (64u * 1024u * 1024u)
 #define MAP_BUCKETS 1024u
+/* Events kept for maps that may come later; past this the oldest is registered as it is and forgotten, so a
+ * hostile stream of map-less events cannot make every map arrival scan an unbounded list. */
+#define MAX_WAITING 1024u
 
 typedef struct stored_map {
     struct stored_map *next;
@@ -48,6 +51,7 @@ typedef struct stored_map {
 
 typedef struct stored_event {
     struct stored_event *next;
+    size_t bytes;
     etl_event_info info;
     etl_property_info *props;  /* writable view of info.properties */
     const char **map_names;    /* per property: the map it names, NULL if none */
@@ -59,8 +63,9 @@ typedef struct stored_event {
 struct etl_embedded_state {
     etl_schema_registry *registry;
     stored_map *maps[MAP_BUCKETS];
-    stored_event *events;      /* newest first */
-    uint32_t pending;          /* events not registered yet */
+    stored_event *waiting;     /* events naming maps not seen yet, newest first */
+    uint32_t waiting_count;
+    uint32_t pending;          /* of those, not registered yet */
     size_t bytes;
     etl_embedded_stats stats;
 };
@@ -81,7 +86,7 @@ void etl_embedded_free(etl_embedded_state *state)
             free(m);
         }
     }
-    for (stored_event *e = state->events, *next; e; e = next) {
+    for (stored_event *e = state->waiting, *next; e; e = next) {
         next = e->next;
         free(e);
     }
@@ -181,6 +186,14 @@ static uint32_t link_maps(etl_embedded_state *s, stored_event *e)
     return unresolved;
 }
 
+static void forget_event(etl_embedded_state *s, stored_event *e)
+{
+    if (!e->registered) s->pending--;
+    s->waiting_count--;
+    s->bytes -= e->bytes;
+    free(e);
+}
+
 static int observe_map(etl_embedded_state *s, const uint8_t *payload, size_t length)
 {
     if (length < 16 + EMI_ENTRIES) return -1;
@@ -232,11 +245,18 @@ static int observe_map(etl_embedded_state *s, const uint8_t *payload, size_t len
     s->stats.maps++;
 
     /* Hand the map to events that were waiting for it; re-register the ones already registered without it. */
-    for (stored_event *e = s->events; e; e = e->next) {
-        if (!e->unresolved || !etl_guid_equal(&e->info.provider_guid, &provider)) continue;
+    for (stored_event **pp = &s->waiting; *pp;) {
+        stored_event *e = *pp;
         uint32_t before = e->unresolved;
-        if (link_maps(s, e) == before) continue;
-        if (e->registered || e->unresolved == 0) register_event(s, e);
+        if (etl_guid_equal(&e->info.provider_guid, &provider) && link_maps(s, e) != before &&
+            (e->registered || e->unresolved == 0))
+            register_event(s, e);
+        if (e->unresolved == 0 && e->registered) {
+            *pp = e->next;
+            forget_event(s, e);
+        } else {
+            pp = &e->next;
+        }
     }
     return 0;
 }
@@ -367,14 +387,28 @@ static int observe_event_info(etl_embedded_state *s, const uint8_t *b, size_t le
             if (e->map_names[i] && !e->map_names[i][0]) e->map_names[i] = NULL;
         }
     }
-    e->next = s->events;
-    s->events = e;
-    s->pending++;
+    e->bytes = need;
     s->stats.event_infos++;
     if (info->provider_name && info->provider_name[0])
         etl_schema_registry_add_provider(s->registry, &info->provider_guid, info->provider_name,
                                          ETL_SOURCE_EMBEDDED_TDH);
-    if (link_maps(s, e) == 0) register_event(s, e);
+    s->waiting_count++;
+    s->pending++;
+    if (link_maps(s, e) == 0) { /* complete: the registry keeps its own copy */
+        register_event(s, e);
+        forget_event(s, e);
+        return 0;
+    }
+    e->next = s->waiting;
+    s->waiting = e;
+    if (s->waiting_count > MAX_WAITING) { /* the oldest waiter is the list tail */
+        stored_event **pp = &s->waiting;
+        while ((*pp)->next) pp = &(*pp)->next;
+        stored_event *old = *pp;
+        *pp = NULL;
+        if (!old->registered) register_event(s, old);
+        forget_event(s, old);
+    }
     return 0;
 }
 
@@ -383,7 +417,7 @@ static int observe_event_info(etl_embedded_state *s, const uint8_t *b, size_t le
 /* Registers the events still waiting for maps, with whatever maps are known by now. */
 static void flush_pending(etl_embedded_state *s)
 {
-    for (stored_event *e = s->events; e && s->pending; e = e->next)
+    for (stored_event *e = s->waiting; e && s->pending; e = e->next)
         if (!e->registered) register_event(s, e);
 }
 
