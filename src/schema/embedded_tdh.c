@@ -35,6 +35,7 @@ enum {
 enum { EMI_NAME = 0, EMI_FLAG = 4, EMI_ENTRY_COUNT = 8, EMI_VALUE_TYPE = 12, EMI_ENTRIES = 16, EME_SIZE = 8 };
 enum { DECODING_XML = 0, DECODING_WBEM = 1 };
 enum { MAP_VALUE_ULONG = 0 };
+#define TDH_PROPERTY_FLAGS 0xFFu /* PROPERTY_FLAGS: Struct .. HasCustomSchema */
 
 /* Memory bound for everything kept here (blobs are at most 64 KiB each; merged traces carry hundreds). */
 #define EMBEDDED_MAX_BYTES (64u * 1024u * 1024u)
@@ -372,7 +373,7 @@ static int observe_event_info(etl_embedded_state *s, const uint8_t *b, size_t le
     for (uint32_t i = 0; i < count; i++) {
         const uint8_t *p = b + TEI_PROPERTIES + (size_t)EPI_SIZE * i;
         etl_property_info *prop = &e->props[i];
-        prop->flags = etl_le32(p + EPI_FLAGS);
+        prop->flags = etl_le32(p + EPI_FLAGS) & TDH_PROPERTY_FLAGS; /* never our own extension bits */
         const char *name = arena_wstr(&a, b, len, etl_le32(p + EPI_NAME), 1);
         prop->name = name ? name : "";
         prop->count = etl_le16(p + EPI_COUNT);
