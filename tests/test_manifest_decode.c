@@ -561,12 +561,155 @@ static void test_message_escapes(void **state)
     etl_schema_registry_free(reg);
 }
 
+/* ---- -export / -import round trip ----------------------------------------------------------------------- */
+
+/* One decoded event as text: status, names, message, keywords, every field with its kind. */
+static char *render_event(const etl_decoded_event *ev)
+{
+    size_t cap = 256, len = 0;
+    char *s = malloc(cap);
+    assert_non_null(s);
+    s[0] = '\0';
+#define RENDER_ADD(...)                                                                  \
+    do {                                                                                 \
+        int w_ = snprintf(NULL, 0, __VA_ARGS__);                                         \
+        while (len + (size_t)w_ + 1 > cap) s = realloc(s, cap *= 2);                     \
+        len += (size_t)sprintf(s + len, __VA_ARGS__);                                    \
+    } while (0)
+    RENDER_ADD("%d|%s|%s|%s|%s|%s|%s|%s|", ev->status, ev->provider_name, ev->event_name,
+               ev->task_name ? ev->task_name : "-", ev->opcode_name ? ev->opcode_name : "-",
+               ev->level_name ? ev->level_name : "-", ev->channel_name ? ev->channel_name : "-",
+               ev->message ? ev->message : "-");
+    for (uint32_t k = 0; k < ev->keyword_name_count; k++) RENDER_ADD("kw=%s,", ev->keyword_names[k]);
+    for (size_t i = 0; i < ev->field_count; i++)
+        RENDER_ADD("%d:%s=%s;", ev->fields[i].kind, ev->fields[i].name ? ev->fields[i].name : "",
+                   ev->fields[i].value ? ev->fields[i].value : "");
+#undef RENDER_ADD
+    return s;
+}
+
+typedef struct round_trip {
+    etl_decoder *decoder;
+    int collect;                       /* first pass: keep every description used */
+    const etl_event_info **infos;
+    size_t info_count, info_cap;
+    char **lines;
+    size_t line_count, line_cap;
+} round_trip;
+
+static int on_round_trip_event(const etl_event_record *r, void *ctx)
+{
+    round_trip *t = ctx;
+    const etl_decoded_event *ev;
+    if (etl_decode_event(t->decoder, r, &ev) != ETL_OK) return 1;
+    if (t->collect && ev->info) {
+        if (t->info_count == t->info_cap) {
+            t->info_cap = t->info_cap ? 2 * t->info_cap : 1024;
+            t->infos = realloc(t->infos, t->info_cap * sizeof(*t->infos));
+        }
+        t->infos[t->info_count++] = ev->info;
+    }
+    if (t->line_count == t->line_cap) {
+        t->line_cap = t->line_cap ? 2 * t->line_cap : 1024;
+        t->lines = realloc(t->lines, t->line_cap * sizeof(*t->lines));
+    }
+    t->lines[t->line_count++] = render_event(ev);
+    return 0;
+}
+
+static int pointer_cmp(const void *a, const void *b)
+{
+    const void *x = *(const void *const *)a, *y = *(const void *const *)b;
+    return (x > y) - (x < y);
+}
+
+/* Decode with the default sources (bundled + whatever the trace carries), export every description the
+ * events were decoded with, decode again with that manifest imported (user-supplied: it outranks the
+ * trace's own EventSource/embedded schemas) and compare every event's rendering. TraceLogging events keep
+ * their in-record metadata (first in the lookup order), so they must come out identical too. */
+static void test_export_import_decode(void **state)
+{
+    (void)state;
+    static const char *const traces[] = {
+        "testdata/perfview/net.4.5.2.x86.etl.gz",         /* EventSource manifests, embedded TDH, CLR */
+        "testdata/etwanalyzer/TraceLoggingTester.etl.gz",  /* TraceLogging */
+        "testdata/airbus-cert/AMSITrace.etl.gz",           /* TraceLogging */
+        "testdata/perfview/SelfDescribingSingleEvent.etl.gz", /* self-describing EventSource */
+        "testdata/tx/CrossMachineHTTP.etl.gz",
+    };
+    unsetenv("ETLCONV_SCHEMA_PATH");
+    for (size_t i = 0; i < sizeof(traces) / sizeof(traces[0]); i++) {
+        size_t size;
+        uint8_t *data = corpus_load(traces[i], &size);
+        assert_non_null(data);
+        char tmp[256];
+        assert_int_equal(corpus_write_temp(data, size, tmp), 0);
+        free(data);
+        const char *paths[1] = {tmp};
+        etl_error err;
+        round_trip a, b;
+        memset(&a, 0, sizeof(a));
+        memset(&b, 0, sizeof(b));
+        a.collect = 1;
+
+        etl_schema_registry *reg = etl_schema_registry_new();
+        assert_int_equal(etl_schema_load_bundled(reg, &err), ETL_OK);
+        if (strstr(traces[i], "CrossMachineHTTP"))
+            assert_int_equal(etl_schema_load_manifest_file(reg, "testdata/schemas/real-man/microsoft-Tx/HTTP_Server.man",
+                                                           ETL_SOURCE_USER_MANIFEST, &err), ETL_OK);
+        etl_trace *t;
+        assert_int_equal(etl_open(&t, paths, 1, NULL, &err), ETL_OK);
+        a.decoder = etl_decoder_new(reg, t);
+        etl_process(t, on_round_trip_event, &a);
+        qsort(a.infos, a.info_count, sizeof(*a.infos), pointer_cmp);
+        size_t unique = 0;
+        for (size_t k = 0; k < a.info_count; k++)
+            if (!unique || a.infos[unique - 1] != a.infos[k]) a.infos[unique++] = a.infos[k];
+        char *text = NULL;
+        size_t text_len = 0;
+        FILE *out = open_memstream(&text, &text_len);
+        assert_int_equal(etl_schema_export_events(a.infos, unique, out, &err), ETL_OK);
+        fclose(out);
+        etl_decoder_free(a.decoder);
+        etl_close(t);
+        etl_schema_registry_free(reg);
+
+        reg = etl_schema_registry_new();
+        assert_int_equal(etl_schema_load_bundled(reg, &err), ETL_OK);
+        if (etl_schema_load_manifest_memory(reg, text, text_len, "exported.man", ETL_SOURCE_USER_MANIFEST, &err) != ETL_OK)
+            fail_msg("%s", err.message);
+        assert_int_equal(etl_open(&t, paths, 1, NULL, &err), ETL_OK);
+        b.decoder = etl_decoder_new(reg, t);
+        etl_process(t, on_round_trip_event, &b);
+        etl_decoder_free(b.decoder);
+        etl_close(t);
+        etl_schema_registry_free(reg);
+        unlink(tmp);
+
+        assert_int_equal(a.line_count, b.line_count);
+        size_t differ = 0;
+        for (size_t k = 0; k < a.line_count; k++)
+            if (strcmp(a.lines[k], b.lines[k]) != 0 && differ++ < 3)
+                fprintf(stderr, "  before: %.300s\n  after:  %.300s\n", a.lines[k], b.lines[k]);
+        fprintf(stderr, "%s: %zu descriptions exported, %zu events, %zu differ after -import\n", traces[i], unique,
+                a.line_count, differ);
+        assert_int_equal(differ, 0);
+        for (size_t k = 0; k < a.line_count; k++) free(a.lines[k]);
+        for (size_t k = 0; k < b.line_count; k++) free(b.lines[k]);
+        free(a.lines);
+        free(b.lines);
+        free(a.infos);
+        free(text);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tx_traces),
         cmocka_unit_test(test_clr_baselines),
         cmocka_unit_test(test_message_escapes),
+        cmocka_unit_test(test_export_import_decode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
