@@ -160,6 +160,33 @@ static void test_size_cap_and_truncation(void **state)
     free(m);
 }
 
+/* A refused part does not take the rest down: a provider with a bad GUID and a template with an unknown type
+ * are left out (the event using that template too), everything else loads, the first error is reported. */
+static void test_partial_load(void **state)
+{
+    (void)state;
+    static const char xml[] = HEAD "<instrumentationManifest><instrumentation><events>"
+        "<provider name=\"Bad\" guid=\"{not-a-guid}\"><events><event value=\"1\"/></events></provider>"
+        "<provider name=\"Good\" guid=\"{00000000-0000-0000-0000-000000000002}\"><templates>"
+        "<template tid=\"Broken\"><data name=\"a\" inType=\"win:Banana\"/></template>"
+        "<template tid=\"Fine\"><data name=\"b\" inType=\"win:UInt32\"/></template></templates>"
+        "<events><event value=\"1\" template=\"Broken\"/><event value=\"2\" template=\"Fine\"/>"
+        "<event value=\"3\"/></events></provider></events></instrumentation></instrumentationManifest>";
+    etl_schema_set s;
+    etl_schema_set_init(&s);
+    etl_error err;
+    assert_int_equal(etl_manifest_parse(&s, xml, sizeof(xml) - 1, "partial.man", &err), ETL_ERR_SCHEMA);
+    assert_non_null(strstr(err.message, "partial.man: line 2: provider 'Bad': missing or invalid guid"));
+    assert_non_null(strstr(err.message, "3 items left out"));   /* provider, template, event 1 */
+    assert_int_equal(s.provider_count, 1);
+    assert_int_equal(s.event_count, 2);
+    etl_schema_set_sort(&s);
+    assert_int_equal(s.events[0].descriptor.id, 2);
+    assert_int_equal(s.events[0].property_count, 1);
+    assert_int_equal(s.events[1].descriptor.id, 3);
+    etl_schema_set_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -169,6 +196,7 @@ int main(void)
         cmocka_unit_test(test_deep_nesting),
         cmocka_unit_test(test_recursive_template),
         cmocka_unit_test(test_size_cap_and_truncation),
+        cmocka_unit_test(test_partial_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

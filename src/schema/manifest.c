@@ -370,6 +370,11 @@ static int parse_event(mx_context *ctx, const xmlNode *e, const mx_provider *p, 
     ev->event_name = etl_arena_strdup(&set->arena, mx_attr(e, "name"));
     if ((a = mx_attr(e, "template"))) {
         const mx_template *t = mx_find_template(ctx, a);
+        if (t && t->bad) {
+            set->event_count--;   /* leave the event out rather than decode it with a wrong layout */
+            ctx->skipped++;
+            return ETL_OK;
+        }
         if (t) {
             ev->properties = t->properties;
             ev->property_count = t->property_count;
@@ -387,9 +392,9 @@ static int parse_provider(mx_context *ctx, const xmlNode *prov, etl_error *err)
     const char *guid_text = mx_attr(prov, "guid");
     etl_guid guid;
     if (!guid_text || etl_guid_parse(guid_text, &guid) != 0)
-        return etl_schema_fail(err, ETL_ERR_SCHEMA, ctx->origin, (uint64_t)prov->line,
-                               "provider '%s' (line %d): missing or invalid guid",
-                               mx_attr(prov, "name") ? mx_attr(prov, "name") : "?", prov->line);
+        return etl_schema_fail(err, ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
+                               "line %d: provider '%s': missing or invalid guid", prov->line,
+                               mx_attr(prov, "name") ? mx_attr(prov, "name") : "?");
     etl_set_provider *sp = etl_schema_set_add_provider(set);
     if (!sp) return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory");
     sp->guid = guid;
@@ -402,12 +407,8 @@ static int parse_provider(mx_context *ctx, const xmlNode *prov, etl_error *err)
     if (parse_tables(ctx, prov, &p))
         return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory");
     int mrc = mx_parse_maps(ctx, prov, err);
+    if (mrc == ETL_OK) mrc = mx_parse_templates(ctx, prov, err);
     if (mrc) return mrc;
-    for (const xmlNode *sec = prov->children; sec; sec = sec->next)
-        if (mx_is(sec, "templates")) {
-            int rc = mx_parse_templates(ctx, sec, err);
-            if (rc) return rc;
-        }
     /* keyword display names: provider keywords, then the winmeta ones the provider did not redefine */
     size_t nkw = p.keywords.count + 8;
     etl_keyword_def *defs = etl_arena_alloc(&set->arena, nkw * sizeof(*defs));
@@ -443,8 +444,10 @@ static int walk_providers(mx_context *ctx, const xmlNode *n, int depth, etl_erro
     for (const xmlNode *c = n->children; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE) continue;
         if (mx_is(c, "provider") && mx_is(c->parent, "events")) {
-            int rc = parse_provider(ctx, c, err);
-            if (rc) return rc;
+            /* a broken provider does not stop the others */
+            int rc = parse_provider(ctx, c, mx_err(ctx));
+            if (rc == ETL_ERR_NOMEM) return rc;
+            if (rc) mx_failed(ctx, rc);
             continue;
         }
         if (mx_is(c, "localization") || mx_is(c, "counters")) continue;
@@ -508,10 +511,17 @@ int etl_manifest_parse(etl_schema_set *set, const char *xml, size_t length, cons
     memset(&ctx, 0, sizeof(ctx));
     ctx.set = set;
     ctx.origin = origin;
+    ctx.err = err;
     xmlNode *root = xmlDocGetRootElement(doc);
     size_t before = set->provider_count;
     rc = load_strings(&ctx, root, err);
     if (rc == ETL_OK) rc = walk_providers(&ctx, (xmlNode *)doc, 0, err);
+    if (rc == ETL_OK) rc = ctx.first_rc;
+    if (rc != ETL_OK && ctx.skipped > 1 && err && rc != ETL_ERR_NOMEM) {
+        size_t l = strlen(err->message);
+        snprintf(err->message + l, sizeof(err->message) - l, " (%llu items left out in all)",
+                 (unsigned long long)ctx.skipped);
+    }
     if (rc == ETL_OK && set->provider_count == before && !ctx.saw_events)
         rc = etl_schema_fail(err, ETL_ERR_SCHEMA, origin, UINT64_MAX,
                              "no instrumentation/events/provider element: not an instrumentation manifest");

@@ -23,6 +23,7 @@ typedef struct mx_template {
     const char *tid;
     const etl_property_info *properties;
     uint32_t property_count, top_level_count;
+    int bad;                 /* failed to parse: its events are skipped */
 } mx_template;
 
 typedef struct mx_context {
@@ -35,7 +36,19 @@ typedef struct mx_context {
     mx_template *templates;
     size_t template_count;
     int saw_events;          /* an instrumentation element exists (a manifest, maybe without events) */
+    etl_error *err;          /* the caller's: receives the first error */
+    int first_rc;            /* ETL_OK until something was refused */
+    etl_error scratch;       /* later errors go here (counted, not reported) */
+    uint64_t skipped;        /* providers/templates/events left out */
 } mx_context;
+
+/* Where the next error message goes: the caller's err for the first one, scratch afterwards. */
+static inline etl_error *mx_err(mx_context *ctx) { return ctx->first_rc == ETL_OK ? ctx->err : &ctx->scratch; }
+static inline void mx_failed(mx_context *ctx, int rc)
+{
+    if (ctx->first_rc == ETL_OK) ctx->first_rc = rc;
+    ctx->skipped++;
+}
 
 static inline int mx_is(const xmlNode *n, const char *local)
 {
@@ -56,7 +69,7 @@ int mx_name_equal(const char *a, const char *b);
 
 /* manifest_template.c: the provider's maps and <templates>; entries go into ctx->maps / ctx->templates. */
 int mx_parse_maps(mx_context *ctx, const xmlNode *provider, etl_error *err);
-int mx_parse_templates(mx_context *ctx, const xmlNode *templates, etl_error *err);
+int mx_parse_templates(mx_context *ctx, const xmlNode *provider, etl_error *err);
 const mx_template *mx_find_template(const mx_context *ctx, const char *tid);
 
 #endif
