@@ -228,14 +228,15 @@ static int property_id(const etl_decoded_event *ev, int32_t index, uint32_t *out
 uint32_t etl_process_table_event_pid(etl_process_table *t, const etl_decoded_event *ev)
 {
     const etl_event_record *rec = ev->record;
-    if (rec->header.process_id != UINT32_MAX) return rec->header.process_id;
-    if (rec->kind > ETL_KIND_INSTANCE64) return UINT32_MAX; /* only kernel/classic records lack a PID */
+    uint32_t header_pid = rec->header.process_id;
+    if (rec->kind > ETL_KIND_INSTANCE64 || !ev->info) return header_pid;
+    /* kernel events about a process (Process, Thread, Image, TcpIp, StackWalk…) are logged in whatever context
+     * the kernel was in; the process they describe is in their payload (PerfView's PID does the same) */
+    const id_properties *c = id_properties_of(t, ev->info);
     uint32_t id;
-    if (ev->info) {
-        const id_properties *c = id_properties_of(t, ev->info);
-        if (property_id(ev, c->pid_property, &id)) return id;
-        if (property_id(ev, c->tid_property, &id)) return thread_pid(t, id);
-    }
+    if (property_id(ev, c->pid_property, &id)) return id;
+    if (header_pid != UINT32_MAX) return header_pid;
+    if (property_id(ev, c->tid_property, &id)) return thread_pid(t, id);
     return thread_pid(t, rec->header.thread_id);
 }
 
