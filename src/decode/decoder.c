@@ -51,6 +51,27 @@ struct etl_decoder {
 static const char *const level_names[6] = {"Log Always", "Critical", "Error", "Warning", "Information", "Verbose"};
 static const char *const opcode_names[10] = {"Info",      "Start", "Stop",   "DCStart", "DCStop",
                                              "Extension", "Reply", "Resume", "Suspend", "Send"};
+/* Symbolic winmeta names as some schemas carry them (e.g. KernelTraceControl metadata written without the
+ * provider's message table: opcode "win:Start") → the display strings tracerpt and PerfView show. */
+static const struct {
+    const char *symbol, *display;
+} winmeta_symbols[] = {
+    {"win:Info", "Info"},           {"win:Start", "Start"},         {"win:Stop", "Stop"},
+    {"win:DC_Start", "DCStart"},    {"win:DC_Stop", "DCStop"},      {"win:Extension", "Extension"},
+    {"win:Reply", "Reply"},         {"win:Resume", "Resume"},       {"win:Suspend", "Suspend"},
+    {"win:Send", "Send"},           {"win:Receive", "Receive"},     {"win:LogAlways", "Log Always"},
+    {"win:Critical", "Critical"},   {"win:Error", "Error"},         {"win:Warning", "Warning"},
+    {"win:Informational", "Information"}, {"win:Verbose", "Verbose"}, {"win:None", "None"},
+};
+
+static const char *display_name(const char *name)
+{
+    if (!name || strncmp(name, "win:", 4) != 0) return name;
+    for (size_t i = 0; i < sizeof winmeta_symbols / sizeof winmeta_symbols[0]; i++)
+        if (strcmp(name, winmeta_symbols[i].symbol) == 0) return winmeta_symbols[i].display;
+    return name;
+}
+
 static const char *const keyword_bit_names[8] = {"Response Time", "WDI Context",   "WDI Diag",          "SQM",
                                                  "Audit Failure", "Audit Success", "Correlation Hint", "Classic"};
 
@@ -126,11 +147,11 @@ static void fill_names(etl_decoder *d, etl_decoded_event *ev, const etl_event_in
     if (!ev->provider_name) ev->provider_name = etl_guid_format(&rec->header.provider_id, d->provider_text, 0);
 
     if (info) {
-        ev->task_name = info->task_name ? info->task_name : tracelogging ? info->event_name : NULL;
-        ev->opcode_name = info->opcode_name;
+        ev->task_name = info->task_name ? display_name(info->task_name) : tracelogging ? info->event_name : NULL;
+        ev->opcode_name = display_name(info->opcode_name);
         if (!ev->opcode_name && !classic && !tracelogging)
             ev->opcode_name = desc->opcode < 10 ? opcode_names[desc->opcode] : desc->opcode == 240 ? "Receive" : NULL;
-        ev->level_name = info->level_name;
+        ev->level_name = display_name(info->level_name);
         if (!ev->level_name && desc->level <= 5 && (desc->level || !classic)) ev->level_name = level_names[desc->level];
         ev->channel_name = info->channel_name;
         if (!ev->channel_name && desc->channel >= 8 && desc->channel <= 10)
@@ -148,7 +169,7 @@ static void fill_names(etl_decoder *d, etl_decoded_event *ev, const etl_event_in
     }
 
     etl_textbuf_reset(&d->names);
-    const char *task = info ? info->task_name : NULL;
+    const char *task = info ? ev->task_name : NULL;
     const char *event = info ? info->event_name : NULL;
     if (tracelogging && event) etl_textbuf_puts(&d->names, event);
     else if (task && ev->opcode_name && (classic || desc->opcode != 0)) {
