@@ -373,14 +373,14 @@ static void test_trailing_and_noprint(void **state)
     assert_int_equal(walk.field_count, 0);
 }
 
-/* Kernel MOF optional tails (ETL_PROP_OPTIONAL_TAIL = 0x4000): StackWalk frames end with the payload; the
+/* Kernel MOF optional tails (ETL_PROP_OPTIONAL_TAIL): StackWalk frames end with the payload; the
  * payload may stop before the property or after any whole element, never inside one. */
 static void test_optional_tail(void **state)
 {
     (void)state;
     int st;
     etl_property_info p[2] = {P("stamp", ETL_IN_UINT32, 0), P("frame", ETL_IN_POINTER, 0)};
-    p[1].flags = 0x4000 | ETL_PROP_PARAM_FIXED_COUNT, p[1].count = 192;
+    p[1].flags = ETL_PROP_OPTIONAL_TAIL | ETL_PROP_PARAM_FIXED_COUNT, p[1].count = 192;
     const uint8_t d[12] = {1, 0, 0, 0, 0x10, 0, 0, 0, 0x20, 0, 0, 0};
     assert_string_equal(run(p, 2, 2, d, 12, 4, &st), "stamp=1 frame=[0x10,0x20]");
     assert_int_equal(st, ETL_DECODE_OK);
@@ -390,12 +390,12 @@ static void test_optional_tail(void **state)
     assert_int_equal(st, ETL_DECODE_ERROR);
     /* scalar optional property absent, and the properties after it are not required either */
     etl_property_info q[3] = {P("a", ETL_IN_UINT8, 0), P("pad", ETL_IN_UINT8, 0), P("more", ETL_IN_UINT8, 0)};
-    q[1].flags = 0x4000;
+    q[1].flags = ETL_PROP_OPTIONAL_TAIL;
     assert_string_equal(run(q, 3, 3, d, 1, 8, &st), "a=1");
     assert_int_equal(st, ETL_DECODE_OK);
     /* inside a struct: the struct is still closed */
     etl_property_info r[3] = {{"s", ETL_PROP_STRUCT, 0, 0, 1, 2, 0, 0, NULL}, P("x", ETL_IN_UINT8, 0), P("y", ETL_IN_UINT8, 0)};
-    r[2].flags = 0x4000;
+    r[2].flags = ETL_PROP_OPTIONAL_TAIL;
     assert_string_equal(run(r, 3, 1, d, 1, 8, &st), "s={x=1}");
     assert_int_equal(st, ETL_DECODE_OK);
     assert_int_equal(walk.fields[walk.field_count - 1].kind, ETL_FIELD_STRUCT_END);

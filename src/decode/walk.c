@@ -19,9 +19,6 @@
 /* WALK_END: an optional tail was absent — stop walking, successfully. */
 enum { WALK_OK = 0, WALK_STOP = 1, WALK_END = 2, WALK_NOMEM = -1 };
 
-/* ETL_PROP_OPTIONAL_TAIL (kernel MOF: the payload may end before this property, or after any whole element of
- * this array — StackWalk frames, Mark padding). Spelled as a number until that header change is on main. */
-#define OPTIONAL_TAIL 0x4000u
 
 typedef struct walk_state {
     etl_walk *w;
@@ -323,7 +320,8 @@ static int walk_property(walk_state *s, uint32_t index, unsigned depth)
     const etl_property_info *prop = &s->info->properties[index];
     uint64_t count = 1;
     int is_array = 1, rc = WALK_OK;
-    int optional = (prop->flags & OPTIONAL_TAIL) != 0;
+    /* kernel MOF: the payload may end before this property or after any whole element (StackWalk frames) */
+    int optional = (prop->flags & ETL_PROP_OPTIONAL_TAIL) != 0;
     if (optional && remaining(s) == 0) return WALK_END;
     if (prop->flags & ETL_PROP_INLINE_COUNT) {
         if ((rc = need(s, prop, 2, "element count"))) return rc;
