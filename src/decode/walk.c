@@ -355,6 +355,39 @@ static int walk_range(walk_state *s, uint32_t first, uint32_t count, unsigned de
     return WALK_OK;
 }
 
+/* After a stop: close the structs and arrays left open, so every field list is balanced for the writers. */
+static int close_open_fields(walk_state *s)
+{
+    etl_walk *w = s->w;
+    size_t open[2 * ETL_WALK_MAX_DEPTH + 4], n = 0;
+    for (size_t i = 0; i < w->field_count; i++) {
+        etl_field_kind k = w->fields[i].kind;
+        if (k == ETL_FIELD_STRUCT_BEGIN || k == ETL_FIELD_ARRAY_BEGIN) {
+            if (n < sizeof open / sizeof open[0]) open[n++] = i;
+        } else if (k != ETL_FIELD_VALUE && n) {
+            n--;
+        }
+    }
+    while (n) {
+        const etl_field begin = w->fields[open[--n]];
+        etl_field_kind end = begin.kind == ETL_FIELD_STRUCT_BEGIN ? ETL_FIELD_STRUCT_END : ETL_FIELD_ARRAY_END;
+        if (w->field_count >= w->field_capacity) { /* closers may exceed the field cap, never the array */
+            size_t cap = w->field_capacity * 2;
+            etl_field *f = realloc(w->fields, cap * sizeof *f);
+            if (!f) return WALK_NOMEM;
+            w->fields = f;
+            size_t *o = realloc(w->value_offsets, cap * sizeof *o);
+            if (!o) return WALK_NOMEM;
+            w->value_offsets = o;
+            w->field_capacity = cap;
+        }
+        w->fields[w->field_count] = begin;
+        w->fields[w->field_count].kind = end;
+        w->value_offsets[w->field_count++] = 0;
+    }
+    return WALK_STOP;
+}
+
 static int ensure_capacity(etl_walk *w, const etl_event_info *info)
 {
     if (info->property_count > w->values_capacity) {
@@ -399,6 +432,7 @@ int etl_walk_event(etl_walk *w, const etl_event_info *info, const uint8_t *paylo
         w->top_first[i] = w->field_count;
         rc = walk_property(&s, i, 0);
     }
+    if (rc == WALK_STOP) rc = close_open_fields(&s);
     for (; i <= tops; i++) w->top_first[i] = w->field_count;
     if (rc == WALK_NOMEM || w->text.failed) return ETL_ERR_NOMEM;
     if (rc == WALK_END) rc = WALK_OK;
