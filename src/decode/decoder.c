@@ -13,7 +13,8 @@
  *    no name at all → "EventID(N)" (classic records: "Opcode(N)", their id is always 0);
  *  - level/opcode/channel/keyword names fall back to the winmeta.xml display strings (docs/schemas.md §1.6),
  *    the strings tracerpt prints in RenderingInfo ("Information", "Start"); classic events get only the
- *    level names 1-5 (their opcodes are MOF event types, not winmeta opcodes);
+ *    level names 1-5 (their opcodes are MOF event types, not winmeta opcodes); TraceLogging events use the
+ *    winmeta opcodes too (activity Start/Stop);
  *  - TraceLogging events have no task: task_name is the event name, as tracerpt's RenderingInfo/Task. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,7 +150,7 @@ static void fill_names(etl_decoder *d, etl_decoded_event *ev, const etl_event_in
     if (info) {
         ev->task_name = info->task_name ? display_name(info->task_name) : tracelogging ? info->event_name : NULL;
         ev->opcode_name = display_name(info->opcode_name);
-        if (!ev->opcode_name && !classic && !tracelogging)
+        if (!ev->opcode_name && !classic)
             ev->opcode_name = desc->opcode < 10 ? opcode_names[desc->opcode] : desc->opcode == 240 ? "Receive" : NULL;
         ev->level_name = display_name(info->level_name);
         if (!ev->level_name && desc->level <= 5 && (desc->level || !classic)) ev->level_name = level_names[desc->level];
