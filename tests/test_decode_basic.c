@@ -276,6 +276,15 @@ static void test_classic_and_process_names(void **state)
     assert_string_equal(ev->event_name, "PerfInfo/SampleProf");
     assert_int_equal(ev->process_id, 3644);
     assert_string_equal(ev->process_name, "Test.x86");
+    /* record headers teach TID → PID too: thread 4242 logs an event of process 777, then is sampled */
+    etl_event_record logged = manifest_record(7, request_payload, 4);
+    logged.header.process_id = 777;
+    logged.header.thread_id = 4242;
+    assert_int_equal(etl_decode_event(f->decoder, &logged, &ev), ETL_OK);
+    const uint8_t sample2[12] = {0x10, 0x20, 0, 0, 0, 0, 0, 0, 0x92, 0x10, 0, 0};
+    p.user_data = sample2;
+    assert_int_equal(etl_decode_event(f->decoder, &p, &ev), ETL_OK);
+    assert_int_equal(ev->process_id, 777);
     /* an unknown thread: no process */
     p.user_data = request_payload;
     assert_int_equal(etl_decode_event(f->decoder, &p, &ev), ETL_OK);
@@ -295,10 +304,10 @@ static void test_stats(void **state)
     fixture *f = *state;
     const etl_decode_stats *s = etl_decoder_get_stats(f->decoder);
     /* totals of the tests above (cmocka runs them in order) */
-    assert_int_equal(s->decoded, 1 + 1 + 1 + 1 + 1 + 2 + 3);
-    assert_int_equal(s->no_schema, 2 + 1);
+    assert_int_equal(s->decoded, 1 + 1 + 1 + 1 + 1 + 2 + 4);
+    assert_int_equal(s->no_schema, 2 + 1 + 1);
     assert_int_equal(s->decode_errors, 1);
-    assert_int_equal(s->by_source[ETL_SOURCE_USER_MANIFEST], 1 + 1 + 1 + 1 + 2 + 1 + 3);
+    assert_int_equal(s->by_source[ETL_SOURCE_USER_MANIFEST], 1 + 1 + 1 + 1 + 2 + 1 + 4);
 }
 
 int main(void)

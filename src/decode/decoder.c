@@ -282,7 +282,6 @@ int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_deco
         }
         if (ev->status == ETL_DECODE_ERROR) set_error(d, ev, d->walk.error);
         if ((rc = format_message(d, ev, info)) != ETL_OK) return rc;
-        if ((rc = etl_process_table_observe(d->processes, ev)) != ETL_OK) return rc;
     } else if (tl_error) {
         ev->status = ETL_DECODE_ERROR;
         ev->undecoded = size ? payload : NULL;
@@ -294,6 +293,7 @@ int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_deco
         ev->undecoded_length = size;
     }
 
+    if (etl_process_table_observe(d->processes, ev) != ETL_OK) return ETL_ERR_NOMEM;
     ev->process_id = etl_process_table_event_pid(d->processes, ev);
     ev->process_name = etl_process_table_name(d->processes, ev->process_id);
 

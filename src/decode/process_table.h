@@ -13,7 +13,8 @@ void etl_process_table_free(etl_process_table *t);
 
 /* Learns from a decoded event: kernel Process Start/End/DCStart/DCEnd/Defunct (ImageFileName, whatever the
  * layout version), Microsoft-Windows-Kernel-Process ProcessStart/ProcessRundown (ImageName), kernel Thread
- * Start/DCStart (ProcessId, TThreadId). Returns ETL_OK or ETL_ERR_NOMEM. */
+ * Start/DCStart (ProcessId, TThreadId), and the PID/TID pair of any record header that has both (TID 0, the
+ * idle threads of every CPU, excepted). Returns ETL_OK or ETL_ERR_NOMEM. */
 int etl_process_table_observe(etl_process_table *t, const etl_decoded_event *event);
 
 /* The PID an event belongs to: for classic (kernel) records, the payload's ProcessId/PID/StackProcess field
