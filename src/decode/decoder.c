@@ -189,7 +189,7 @@ static void fill_names(etl_decoder *d, etl_decoded_event *ev, const etl_event_in
 static int format_message(etl_decoder *d, etl_decoded_event *ev, const etl_event_info *info)
 {
     if (!info->message) return ETL_OK;
-    size_t count = ev->status == ETL_DECODE_NO_SCHEMA ? 0 : info->top_level_count;
+    size_t count = info->top_level_count;
     if (count > info->property_count) count = info->property_count;
     if (count > d->insert_capacity) {
         const char **p = realloc(d->insert_ptrs, count * sizeof *p);
