@@ -395,7 +395,7 @@ static void test_corpus_counts(void **state)
 /* ---- every schema of real traces against every truncation of a real payload ---------------------------- */
 
 /* One record per (provider/class GUID, id, opcode, version) is decoded again with its payload cut at every
- * length, from an exact-size heap copy (ASan sees any read past it): whatever the schema source, the result
+ * length and with a few bytes overwritten, from an exact-size heap copy (ASan sees any read past it): whatever the schema source, the result
  * keeps the invariants writers rely on. Schema-carrying events (KernelTraceControl MetaData, EventSource
  * manifests) are not replayed: they feed the sources. */
 typedef struct truncate_ctx {
@@ -404,6 +404,7 @@ typedef struct truncate_ctx {
     struct { etl_guid guid; uint16_t id; uint8_t opcode, version; } seen[1024];
     size_t seen_count;
     unsigned long decodes, shorter_errors;
+    uint32_t rng;
 } truncate_ctx;
 
 static int check_truncations(const etl_decoded_event *ev, void *ctx_)
@@ -444,6 +445,24 @@ static int check_truncations(const etl_decoded_event *ev, void *ctx_)
         if (len < consumed && cut->status == ETL_DECODE_OK) assert_true(cut->undecoded_length == 0);
         free(bytes);
     }
+    /* and with bytes overwritten (counts, lengths and string terminators turned hostile) */
+    for (unsigned round = 0; round < 32 && full; round++) {
+        uint8_t *bytes = malloc(full);
+        assert_non_null(bytes);
+        memcpy(bytes, rec->user_data, full);
+        for (unsigned k = 0; k < 1 + round % 4; k++) {
+            ctx->rng = ctx->rng * 1103515245u + 12345u;
+            size_t at = (ctx->rng >> 8) % full;
+            bytes[at] = round % 3 == 0 ? 0xFF : round % 3 == 1 ? 0x00 : (uint8_t)(ctx->rng >> 24);
+        }
+        copy.user_data = bytes;
+        copy.user_data_length = (uint16_t)full;
+        const etl_decoded_event *cut;
+        assert_int_equal(etl_decode_event(ctx->decoder, &copy, &cut), ETL_OK);
+        check_invariants(cut, &ctx->inv);
+        ctx->decodes++;
+        free(bytes);
+    }
     return 0;
 }
 
@@ -462,7 +481,7 @@ static void truncate_trace(const char *path, size_t min_kinds)
     run_ctx run = {ctx.decoder, check_truncations, &ctx, 0};
     etl_process(trace, on_record, &run);
     assert_false(run.failed);
-    print_message("%s: %zu event kinds, %lu truncated decodes, %lu decode errors\n", path, ctx.seen_count,
+    print_message("%s: %zu event kinds, %lu cut/overwritten decodes, %lu errors among the cuts\n", path, ctx.seen_count,
                   ctx.decodes, ctx.shorter_errors);
     assert_true(ctx.seen_count >= min_kinds);
     etl_decoder_free(ctx.decoder);
