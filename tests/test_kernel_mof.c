@@ -14,8 +14,7 @@
 
 #include "etl/etl_schema.h"
 #include "schema/kernel_mof_table.h"
-
-int etl_guid_parse(const char *text, etl_guid *out);
+#include "schema/sources.h"
 
 static const etl_event_info *find_event(const char *guid_text, unsigned version, unsigned type)
 {
@@ -457,6 +456,42 @@ static void test_matches_perfview_mof(void **state)
     assert_true(compared >= 185);
 }
 
+/* Registration into the registry: every row findable by (class GUID, type, version), names and sources set,
+ * kernel classes without layouts named, repeated registration cheap and harmless. */
+static void test_register(void **state)
+{
+    (void)state;
+    etl_schema_registry *registry = etl_schema_registry_new();
+    assert_non_null(registry);
+    assert_int_equal(etl_kernel_mof_register(registry), ETL_OK);
+    for (size_t i = 0; i < etl_kernel_mof_event_count; i++) {
+        const etl_event_info *want = &etl_kernel_mof_events[i];
+        const etl_event_info *got = etl_schema_registry_find(registry, ETL_KEY_CLASSIC, &want->event_guid,
+                                                             want->descriptor.opcode, want->descriptor.version);
+        if (!got || got->descriptor.version != want->descriptor.version || got->descriptor.opcode != want->descriptor.opcode)
+            fail_msg("%s/%s v%u not found", want->task_name, want->opcode_name, want->descriptor.version);
+        assert_int_equal(got->source, ETL_SOURCE_KERNEL_MOF);
+        assert_string_equal(got->task_name, want->task_name);
+        assert_string_equal(got->opcode_name, want->opcode_name);
+        assert_int_equal(got->property_count, want->property_count);
+    }
+    etl_guid guid;
+    assert_int_equal(etl_guid_parse(PROCESS, &guid), 0);
+    assert_string_equal(etl_schema_registry_provider_name(registry, &guid), "MSNT_SystemTrace");
+    assert_int_equal(etl_guid_parse("3282fc76-feed-498e-8aa7-e70f459d430e", &guid), 0); /* Job: no layouts */
+    assert_string_equal(etl_schema_registry_provider_name(registry, &guid), "MSNT_SystemTrace");
+    assert_int_equal(etl_guid_parse("b3e675d7-2554-4f18-830b-2762732560de", &guid), 0);
+    assert_string_equal(etl_schema_registry_provider_name(registry, &guid), "KernelTraceControl");
+    /* a Process version newer than the table falls back to the newest layout (v4 DCStart) */
+    assert_int_equal(etl_guid_parse(PROCESS, &guid), 0);
+    const etl_event_info *v9 = etl_schema_registry_find(registry, ETL_KEY_CLASSIC, &guid, 3, 9);
+    assert_non_null(v9);
+    assert_int_equal(v9->descriptor.version, 4);
+    assert_string_equal(v9->opcode_name, "DCStart");
+    assert_int_equal(etl_kernel_mof_register(registry), ETL_OK);
+    etl_schema_registry_free(registry);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -470,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_optional_tails),
         cmocka_unit_test(test_kernel_trace_control),
         cmocka_unit_test(test_matches_perfview_mof),
+        cmocka_unit_test(test_register),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
