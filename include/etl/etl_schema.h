@@ -6,6 +6,8 @@
 #ifndef ETL_ETL_SCHEMA_H
 #define ETL_ETL_SCHEMA_H
 
+#include <stdio.h>
+
 #include "etl.h"
 
 #ifdef __cplusplus
@@ -177,6 +179,20 @@ int etl_schema_load_pe_file(etl_schema_registry *registry, const char *path, etl
 /* Every .man/.xml manifest and PE binary below a folder. */
 int etl_schema_load_directory(etl_schema_registry *registry, const char *path, etl_schema_source source,
                               etl_error *err);
+/* One command-line argument: a folder (as above), a manifest (.man/.xml/.manifest) or a PE binary. */
+int etl_schema_load_path(etl_schema_registry *registry, const char *path, etl_schema_source source,
+                         etl_error *err);
+/* The manifests shipped with etlconv (ETL_SOURCE_BUNDLED; $(PREFIX)/share/etlconv/schemas, or the source
+ * tree's src/schema/bundled when run from the build tree), then every entry of $ETLCONV_SCHEMA_PATH
+ * (colon-separated files/folders, loaded as user-supplied). Search path and precedence: docs/schemas.md. */
+int etl_schema_load_bundled(etl_schema_registry *registry, etl_error *err);
+/* -export: one instrumentation manifest describing the given providers' events (all providers when
+ * n == 0), from whatever source they came; loading it back decodes the same way. */
+int etl_schema_export_manifest(const etl_schema_registry *registry, const etl_guid *providers, size_t n,
+                               FILE *out, etl_error *err);
+/* Same for an explicit list of descriptions (e.g. the `info` of every decoded event, TraceLogging included;
+ * one description per (provider, id, version) is kept, the first). */
+int etl_schema_export_events(const etl_event_info *const *events, size_t count, FILE *out, etl_error *err);
 
 /* ---- decoding ----------------------------------------------------------------------------------------- */
 
