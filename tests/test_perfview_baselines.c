@@ -165,6 +165,7 @@ typedef struct our_event {
     int64_t ticks;          /* 100 ns from the first event */
     char *name;             /* "<provider>/<event name>" */
     long pid, tid;          /* record header, -1 for none */
+    long resolved_pid;      /* decoder's PID (payload/thread table for kernel records without one), -1 unknown */
     int cpu;
     long data_len;
     etl_decode_status status;
@@ -269,6 +270,7 @@ static int on_record(const etl_event_record *rec, void *ctx)
     ev->name = xstrdup(name);
     ev->pid = rec->header.process_id == UINT32_MAX ? -1 : (long)rec->header.process_id;
     ev->tid = rec->header.thread_id == UINT32_MAX ? -1 : (long)rec->header.thread_id;
+    ev->resolved_pid = d->process_id == UINT32_MAX ? -1 : (long)d->process_id;
     ev->cpu = rec->buffer_context.processor_index;
     ev->data_len = rec->user_data_length;
     ev->status = d->status;
@@ -543,10 +545,11 @@ static int perfview_only_field(const char *event, const char *name)
 }
 
 /* PID/TID: PerfView's TraceLog attributes kernel events itself. Accepted: the record's ids (P1); for kernel
- * events ids taken from the payload (P2: ProcessId/PID, TThreadId) or from TraceLog's thread table when the
- * record has none (P3: PERFINFO headers carry no ids, PerfView shows the issuing thread's); and PerfView's
- * misreading of DiskIO/FlushBuffers, whose TID is the low half of HighResResponseTime (P4, offset 8). */
-static int pid_tid_ok(const baseline_event *pv, const char *event, const our_event *ev)
+ * events ids taken from the payload (P2: ProcessId/PID; TThreadId, ThreadId, IssuingThreadId) or, when the record has no PID (PERFINFO
+ * headers), the PID our decoder resolves the same way through its thread table (P3); a TID of -1 where
+ * PerfView has no thread for the event; and PerfView's misreading of DiskIO/FlushBuffers, whose TID is the low
+ * half of HighResResponseTime (P4, offset 8). */
+static int pid_tid_ok(const baseline_event *pv, const char *event, const our_event *ev, int *unresolved)
 {
     char buf[32];
     int kernel = starts_with(event, "Windows Kernel/") || starts_with(event, "KernelTraceControl/") ||
@@ -555,10 +558,17 @@ static int pid_tid_ok(const baseline_event *pv, const char *event, const our_eve
     if (kernel) {
         snprintf(buf, sizeof buf, "%ld", pv->pid);
         const char *p = field_value(ev, "ProcessId") ? field_value(ev, "ProcessId") : field_value(ev, "PID");
-        pid_ok = pid_ok || (p && integer_equal(buf, p)) || ev->pid == -1;
+        pid_ok = pid_ok || (p && integer_equal(buf, p)) || (ev->pid == -1 && pv->pid == ev->resolved_pid);
+        /* our process table cannot resolve the thread yet (its Thread DCStart comes later; TraceLog also learns
+         * from record headers that carry both ids): accepted, counted and printed as "PID unresolved" */
+        if (!pid_ok && ev->pid == -1 && ev->resolved_pid == -1) pid_ok = 1, *unresolved = 1;
         snprintf(buf, sizeof buf, "%ld", pv->tid);
-        const char *t = field_value(ev, "TThreadId");
-        tid_ok = tid_ok || pv->tid == -1 || (t && integer_equal(buf, t)) || ev->tid == -1;
+        static const char *const thread_fields[] = {"TThreadId", "ThreadId", "IssuingThreadId"};
+        tid_ok = tid_ok || pv->tid == -1;
+        for (size_t i = 0; i < N(thread_fields) && !tid_ok; i++) {
+            const char *t = field_value(ev, thread_fields[i]);
+            tid_ok = t && integer_equal(buf, t);
+        }
         if (strcmp(event, "Windows Kernel/DiskIO/FlushBuffers") == 0) {
             const char *hr = field_value(ev, "HighResResponseTime");
             tid_ok = hr && integer_equal(buf, hr);
@@ -568,11 +578,13 @@ static int pid_tid_ok(const baseline_event *pv, const char *event, const our_eve
 }
 
 /* Compares one PerfView line with one of our events; describes the first difference in why. */
-static int event_matches(const run *r, const baseline_event *pv, const our_event *ev, char *why, size_t cap)
+static int event_matches(const run *r, const baseline_event *pv, const our_event *ev, int *unresolved, char *why,
+                         size_t cap)
 {
     char event[512];
     snprintf(event, sizeof event, "%s/%s", pv->provider, pv->event_name);
-    if (!pid_tid_ok(pv, event, ev)) {
+    *unresolved = 0;
+    if (!pid_tid_ok(pv, event, ev, unresolved)) {
         snprintf(why, cap, "PID/TID %ld/%ld, ours %ld/%ld", pv->pid, pv->tid, ev->pid, ev->tid);
         return 0;
     }
@@ -608,6 +620,7 @@ static int event_matches(const run *r, const baseline_event *pv, const our_event
 typedef struct tally {
     int matched, mismatched, missing, skipped, info_matched, info_failed;
     int pname_same, pname_compared;   /* informational: PerfView's PName vs our process context */
+    int pid_unresolved;               /* matched, but our decoder had no PID where PerfView has one */
     int counts_ok, counts_bad;
 } tally;
 
@@ -669,18 +682,23 @@ static void compare_trace(const char *etl_path, const char *baseline_path, tally
         char want[512], why[512] = "no event at this time with this name, length and processor";
         our_name_for(pv, want, sizeof want);
         our_event *best = NULL;
-        int ok = 0;
+        int ok = 0, unresolved = 0;
         for (size_t k = 0; k < r.event_count && !ok; k++) {
             our_event *ev = &r.events[k];
             if (ev->used || ev->ticks < pv->time_us * 10 - 5 || ev->ticks > pv->time_us * 10 + 5 ||
                 ev->data_len != pv->data_len || ev->cpu != pv->proc_num || !same_event_name(ev->name, want))
                 continue;
             char w[512];
-            if (event_matches(&r, pv, ev, w, sizeof w)) best = ev, ok = 1;
+            if (event_matches(&r, pv, ev, &unresolved, w, sizeof w)) best = ev, ok = 1;
             else if (!best) best = ev, snprintf(why, sizeof why, "%s", w);
         }
         if (ok) {
             best->used = 1;
+            if (unresolved) {
+                t->pid_unresolved++;
+                printf("  PID unresolved %s:%d %s/%s: PerfView PID %ld\n", baseline_path, pv->line, pv->provider,
+                       pv->event_name, pv->pid);
+            }
             /* PName: image name without extension; "Process(N)" when TraceLog had none (source 5 of issue 3) */
             if (pv->pname[0] && strncmp(pv->pname, "Process(", 8) != 0) {
                 t->pname_compared++;
@@ -712,9 +730,10 @@ static void compare_trace(const char *etl_path, const char *baseline_path, tally
         }
     }
     printf("%s: required %d matched, %d mismatched, %d missing; %d skipped (manifest issue); "
-           "informational %d matched, %d not; COUNT %d equal, %d differ; PName %d of %d the same\n",
+           "informational %d matched, %d not; COUNT %d equal, %d differ; PName %d of %d the same; "
+           "PID unresolved %d\n",
            etl_path, t->matched, t->mismatched, t->missing, t->skipped, t->info_matched, t->info_failed,
-           t->counts_ok, t->counts_bad, t->pname_same, t->pname_compared);
+           t->counts_ok, t->counts_bad, t->pname_same, t->pname_compared, t->pid_unresolved);
     etl_decoder_free(r.decoder);
     etl_schema_registry_free(registry);
     etl_close(trace);
