@@ -115,7 +115,14 @@ $1 == "" { next }
         if (m != "") out = out (out == "" ? "" : "; ") m
     }
     ver = ($4 == "") ? 0 : $4   # classes without an EventVersion qualifier are version 0
-    printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", $1, cls, $3, ver, $5, $6, $7, "sdk16299", out
+    origin = "sdk16299"
+    if ($7 == "Thread_V3_TypeGroup1") {
+        # Recent kernels log v3 thread events with the trailing ThreadName of v4 (an empty string: 74-byte payloads
+        # in airbus-cert/ShutdownPerfDiagLogger.etl, etl-format.md §5.5); older ones end before it (72 bytes).
+        out = out "; ThreadName UNICODESTRING optional"
+        origin = "sdk16299+etl55"
+    }
+    printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", $1, cls, $3, ver, $5, $6, $7, origin, out
 }' "$src"
 
 # Hand-maintained rows. origin: schemas36 = docs/schemas.md §3.6 (Windows 11 combinations newer than the SDK
