@@ -779,6 +779,84 @@ static void test_net452(void **state)
     expect_all_required("testdata/perfview/net.4.5.2.x86.etl.gz", "testdata/perfview/net.4.5.2.x86.baseline.txt", 275);
 }
 
+/* The diaghub set (EXPECTED.md §3): TraceEvent's name of every merged event, in order. Per name, the kernel and
+ * KernelTraceControl events must be as many as ours (decoded file by file; TraceLog reports every one of these
+ * record kinds, and reports no Thread or StackWalk events of this set). Names map to ours through the same
+ * event_renames table, with the provider TraceEvent's kernel parser gives the class. */
+static void test_diaghub_kernel_names(void **state)
+{
+    (void)state;
+    static const char *const files[] = {
+        "testdata/perfview/diaghub.etl.gz", "testdata/perfview/diaghub.kernel.1.etl.gz",
+        "testdata/perfview/diaghub.user_injected.1.etl.gz", "testdata/perfview/diaghub.user_paged.1.etl.gz",
+    };
+    static const char *const ktc_classes[] = {"ImageID", "MetaData"};
+    static const char *const kernel_classes[] = {"EventTrace", "Image", "Process", "Thread", "SystemConfig",
+                                                 "SysConfig", "DiskIO", "Memory", "PerfInfo", "TcpIp", "UdpIp"};
+    char names[64][256];
+    unsigned long want[64] = {0}, got[64] = {0};
+    size_t n = 0;
+    FILE *f = fopen("testdata/perfview/diaghub-etls.all-events.txt", "r");
+    assert_non_null(f);
+    char line[512];
+    unsigned long total = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        total++;
+        char cls[128];
+        snprintf(cls, sizeof cls, "%.*s", (int)strcspn(line, "/"), line);
+        const char *provider = in_list(cls, ktc_classes, N(ktc_classes))        ? "KernelTraceControl"
+                               : in_list(cls, kernel_classes, N(kernel_classes)) ? "Windows Kernel"
+                                                                                 : NULL;
+        if (!provider) continue;
+        baseline_event key = {0};
+        key.provider = (char *)provider;
+        key.event_name = line;
+        char ours[256];
+        our_name_for(&key, ours, sizeof ours);
+        size_t i;
+        for (i = 0; i < n && strcmp(names[i], ours) != 0; i++) {}
+        if (i == n) {
+            assert_true(n < 64);
+            snprintf(names[n++], sizeof names[0], "%s", ours);
+        }
+        want[i]++;
+    }
+    fclose(f);
+    assert_int_equal(total, 95506);   /* EXPECTED.md §3 */
+    for (size_t k = 0; k < N(files); k++) {
+        etl_trace *trace;
+        etl_error e;
+        const char *paths[1] = {files[k]};
+        assert_int_equal(etl_open(&trace, paths, 1, NULL, &e), ETL_OK);
+        etl_schema_registry *registry = etl_schema_registry_new();
+        etl_decoder *decoder = etl_decoder_new(registry, trace);
+        assert_non_null(decoder);
+        run r;
+        memset(&r, 0, sizeof r);
+        r.decoder = decoder;
+        r.count_names = names;
+        r.our_counts = got;
+        r.count_names_n = n;
+        assert_int_equal(etl_process(trace, on_record, &r), ETL_OK);
+        r.count_names = NULL;
+        r.our_counts = NULL;
+        free_run(&r);
+        etl_decoder_free(decoder);
+        etl_schema_registry_free(registry);
+        etl_close(trace);
+    }
+    int differ = 0;
+    for (size_t i = 0; i < n; i++)
+        if (want[i] != got[i]) {
+            printf("  diaghub %s: TraceEvent %lu, ours %lu\n", names[i], want[i], got[i]);
+            differ++;
+        }
+    printf("diaghub: %zu kernel/KernelTraceControl event names, %d counts differ\n", n, differ);
+    assert_true(n >= 40);
+    assert_int_equal(differ, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -786,6 +864,7 @@ int main(void)
         cmocka_unit_test(test_gcevents),
         cmocka_unit_test(test_gcrundownevents),
         cmocka_unit_test(test_net452),
+        cmocka_unit_test(test_diaghub_kernel_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -128,6 +128,7 @@ $1 == "" { next }
 # Hand-maintained rows. origin: schemas36 = docs/schemas.md §3.6 (Windows 11 combinations newer than the SDK
 # table, from jdu2600/Windows10EtwEvents); etl43 = docs/etl-format.md §4.1/§4.3 (KernelTraceControl synthetic
 # events; names as TraceEvent's KernelTraceControl parser prints them in the PerfView baselines).
+# The names of SystemConfig 36/37 are TraceEvent's (corpus diaghub-etls.all-events.txt), the only source naming them.
 # Left out on purpose (layout not known well enough to decode rather than guess): SystemConfig 32 v4,
 # ObTrace 34 v3, LBR 32 v2, PerfInfo 49/122/123 v2; the registry's version fallback covers the first two.
 while IFS='|' read -r prov cls guid ver type tname layout origin fields; do
@@ -136,8 +137,8 @@ while IFS='|' read -r prov cls guid ver type tname layout origin fields; do
         "$origin" "$fields"
 done <<'EOF'
 MSNT_SystemTrace|SystemConfig|01853a65-418f-4f36-aefc-dc0f1d2fd235|3|32|MobilePlatform|SystemConfig_V3_MobilePlatform|schemas36|DeviceManufacturer UNICODESTRING; DeviceManufacturerDisplayName UNICODESTRING; DeviceModel UNICODESTRING; DeviceModelDisplayName UNICODESTRING; MobileOperator UNICODESTRING; MobileOperatorDisplayName UNICODESTRING; HardwareVersion UNICODESTRING; SocVersion UNICODESTRING; RadioHardwareVersion UNICODESTRING; RadioSoftwareVersion UNICODESTRING; BspVersion UNICODESTRING; OemSoftwareVersion UNICODESTRING
-MSNT_SystemTrace|SystemConfig|01853a65-418f-4f36-aefc-dc0f1d2fd235|2|36|Virtualization|SystemConfig_V2_Virtualization|schemas36|VbsEnabled UINT8; HvciEnabled UINT8; HyperVisorEnabled UINT8; Reserved UINT8
-MSNT_SystemTrace|SystemConfig|01853a65-418f-4f36-aefc-dc0f1d2fd235|2|37|Boot|SystemConfig_V2_Boot|schemas36|BootFlags UINT64:HEXINT64; FirmwareType UINT32; SecureBootEnabled UINT8; SecureBootCapable UINT8; Reserved1 UINT8; Reserved2 UINT8
+MSNT_SystemTrace|SystemConfig|01853a65-418f-4f36-aefc-dc0f1d2fd235|2|36|VirtualizationConfigInfo|SystemConfig_V2_Virtualization|schemas36|VbsEnabled UINT8; HvciEnabled UINT8; HyperVisorEnabled UINT8; Reserved UINT8
+MSNT_SystemTrace|SystemConfig|01853a65-418f-4f36-aefc-dc0f1d2fd235|2|37|BootConfigInfo|SystemConfig_V2_Boot|schemas36|BootFlags UINT64:HEXINT64; FirmwareType UINT32; SecureBootEnabled UINT8; SecureBootCapable UINT8; Reserved1 UINT8; Reserved2 UINT8
 MSNT_SystemTrace|PageFault|3d6fa8d3-fe05-11d0-9dda-00c04fd7ba7c|4|100|HRRundown|PageFault_HeapRangeRundown_V4|schemas36|HeapHandle POINTER; HRFlags UINT32:HEXINT32; HRPid UINT32:HEXINT32; HRRangeCount UINT32; Reserved UINT32; HRHeapTag UINT64
 MSNT_SystemTrace|EventTrace|68fdd900-4a3e-11d1-84f4-0000f80464e3|0|80|PartitionInfoExtension|Header_PartitionInfoExtension_TypeGroup|schemas36|EventVersion UINT16; Reserved UINT16; PartitionType UINT32; QpcOffsetFromRoot INT64; PartitionId GUID; ParentId GUID
 MSNT_SystemTrace|EventTrace|68fdd900-4a3e-11d1-84f4-0000f80464e3|2|82|LastDroppedTimes|Header_LastDroppedTimes_TypeGroup|schemas36|TimeStampCount UINT32; Padding UINT32; TimeStamp UINT64 count=TimeStampCount
