@@ -736,6 +736,117 @@ static void test_corpus_payloads_consumed(void **state)
     }
 }
 
+/* ---- rendered values through the decoder --------------------------------------------------------------- */
+
+#define MAX_LINES 80
+
+typedef struct decoded_trace {
+    etl_decoder *decoder;
+    char lines[MAX_LINES][512];   /* "Event: name=value; name{ ... }" of TraceLogging events, in order */
+    long count;
+    long errors;
+} decoded_trace;
+
+static int on_decode(const etl_event_record *r, void *vctx)
+{
+    decoded_trace *d = vctx;
+    const etl_decoded_event *ev = NULL;
+    assert_int_equal(etl_decode_event(d->decoder, r, &ev), ETL_OK);
+    if (ev->source != ETL_SOURCE_TRACELOGGING) return 0;
+    if (ev->status != ETL_DECODE_OK) d->errors++;
+    if (d->count >= MAX_LINES) return 0;
+    char *line = d->lines[d->count++];
+    size_t cap = sizeof d->lines[0], n = (size_t)snprintf(line, cap, "%s:", ev->event_name);
+    for (size_t i = 0; i < ev->field_count && n < cap; i++) {
+        const etl_field *f = &ev->fields[i];
+        if (f->kind == ETL_FIELD_VALUE) n += (size_t)snprintf(line + n, cap - n, " %s=%s;", f->name, f->value);
+        else if (f->kind == ETL_FIELD_STRUCT_BEGIN || f->kind == ETL_FIELD_ARRAY_BEGIN)
+            n += (size_t)snprintf(line + n, cap - n, " %s{", f->name);
+        else
+            n += (size_t)snprintf(line + n, cap - n, " }");
+    }
+    return 0;
+}
+
+static decoded_trace *decode_trace(const char *path)
+{
+    static decoded_trace d;
+    memset(&d, 0, sizeof d);
+    etl_trace *trace = NULL;
+    etl_error err;
+    assert_int_equal(etl_open(&trace, &path, 1, NULL, &err), ETL_OK);
+    etl_schema_registry *registry = etl_schema_registry_new();
+    d.decoder = etl_decoder_new(registry, trace);
+    assert_non_null(d.decoder);
+    assert_int_equal(etl_process(trace, on_decode, &d), ETL_OK);
+    etl_decoder_free(d.decoder);
+    etl_schema_registry_free(registry);
+    etl_close(trace);
+    return &d;
+}
+
+static void test_rendered_self_describing_single_event(void **state)
+{
+    (void)state;
+    /* EXPECTED.md §4: struct value { "b":"Hello", "c":"World!" }. */
+    decoded_trace *d = decode_trace("testdata/perfview/SelfDescribingSingleEvent.etl.gz");
+    assert_int_equal(d->count, 1);
+    assert_int_equal(d->errors, 0);
+    assert_string_equal(d->lines[0], "TestEvent: a{ b=Hello; c=World!; }");
+}
+
+static void test_rendered_tracelogging_tester(void **state)
+{
+    (void)state;
+    /* EXPECTED.md §5.1, iteration i = 0..9. Spelling differences to ETWAnalyzer: booleans print true/false
+     * (ETWAnalyzer: True), GUIDs in braces, FILETIME with 9 fraction digits (the value is the same). */
+    decoded_trace *d = decode_trace("testdata/etwanalyzer/TraceLoggingTester.etl.gz");
+    assert_int_equal(d->count, 70);
+    assert_int_equal(d->errors, 0);
+    for (int i = 0; i < 10; i++) {
+        char want[7][300];
+        snprintf(want[0], sizeof want[0], "MarkString: input=Hello, ETW!;");
+        snprintf(want[1], sizeof want[1], "MarkStringInteger: input=Hello, ETW with number; number1=42;");
+        snprintf(want[2], sizeof want[2],
+                 "MarkBoolByteCharDoubleInt16Int32Int64SByteUInt16UInt32UInt64: boolean=true; b=%d; c=A; d=3.14; "
+                 "i16=-32768; i32=2147483647; i64=9223372036854775807; sb=-128; u16=65535; u32=4294967295; "
+                 "u64=18446744073709551615;", i);
+        snprintf(want[3], sizeof want[3], "WriteIntList: numbers{ numbers=%d; numbers=2; numbers=3; numbers=4; }", i);
+        snprintf(want[4], sizeof want[4], "WriteDateTime: dateTime=2000-01-01T00:00:00.000000000Z;");
+        snprintf(want[5], sizeof want[5], "WriteTimeSpan: timeSpan=420000000;");
+        snprintf(want[6], sizeof want[6], "WriteGuid: guid={00000000-0000-0000-0000-000000000001};");
+        for (int k = 0; k < 7; k++) assert_string_equal(d->lines[7 * i + k], want[k]);
+    }
+}
+
+static void test_rendered_sih(void **state)
+{
+    (void)state;
+    /* s4/SIH...expected-excerpt.txt: the Info strings of the 10 SIH events, in order. */
+    static const char *const info[] = {
+        "wmain",
+        "cV = r4azpSFmbE6m+FuC09jWSA.0.1",
+        "Retrieving SLS response from server using ETAG \"XAopazV00XDWnJCwkmEWRv6JkbjRA9QSSZ2+e/3MzEk=_1440\"...",
+        "DNS Resiliency Feature is switched ON.",
+        "report [0] on [fe3cr.delivery.mp.microsoft.com] with Alternate DNS needed[false], fPassDefault[true], "
+        "fPassFallback[false]",
+        "report [0] on [slscr.update.microsoft.com] with Alternate DNS needed[false], fPassDefault[true], "
+        "fPassFallback[false]",
+        "Normal start.",
+        "Retrieving SLS response from server using ETAG \"MT1EoJH/qrWpWwGRkx7sbsS28A32Rz55YIcdvvtjCGK=_1440\"...",
+        "*FAILED* [80245108] DoWithCatchHResult caught",
+        "NoOp success.",
+    };
+    decoded_trace *d = decode_trace("testdata/s4/SIH.20230422.034724.362.1.etl.gz");
+    assert_int_equal(d->count, 10);
+    assert_int_equal(d->errors, 0);
+    for (int i = 0; i < 10; i++) {
+        char want[300];
+        snprintf(want, sizeof want, "SIH: Info=%s;", info[i]);
+        assert_string_equal(d->lines[i], want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -753,6 +864,9 @@ int main(void)
         cmocka_unit_test(test_self_describing_single_event),
         cmocka_unit_test(test_primitive_types),
         cmocka_unit_test(test_corpus_payloads_consumed),
+        cmocka_unit_test(test_rendered_self_describing_single_event),
+        cmocka_unit_test(test_rendered_tracelogging_tester),
+        cmocka_unit_test(test_rendered_sih),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
