@@ -147,6 +147,11 @@ static void test_not_chunks(void **state)
     r = chunk_record(&my_provider, 1, 0, "<x/>", 4, 0x5B);
     r.header.descriptor.id = 12;
     assert_int_equal(etl_eventsource_observe(s, &r), 0);      /* another event */
+    etl_extended_item tl = {ETL_EXT_EVENT_SCHEMA_TL, 0, NULL};
+    r = chunk_record(&my_provider, 1, 0, "<x/>", 4, 0x5B);
+    r.extended_data = &tl;
+    r.extended_data_count = 1;
+    assert_int_equal(etl_eventsource_observe(s, &r), 0);      /* a TraceLogging event that happens to match */
     r = chunk_record(&my_provider, 2, 5, "<x/>", 4, 0x5B);
     assert_int_equal(etl_eventsource_observe(s, &r), 1);      /* chunk number beyond total */
     r = chunk_record(&my_provider, 0, 0, "<x/>", 4, 0x5B);
