@@ -173,6 +173,25 @@ static void test_not_chunks(void **state)
     etl_schema_registry_free(reg);
 }
 
+/* A manifest that would exceed the 32 MiB bound is dropped, not accumulated. */
+static void test_manifest_size_bound(void **state)
+{
+    (void)state;
+    etl_schema_registry *reg = etl_schema_registry_new();
+    etl_eventsource_state *s = etl_eventsource_new(reg);
+    static uint8_t chunk[65000];
+    memset(chunk, 'x', sizeof chunk);
+    for (uint16_t i = 0; i < 600; i++) {
+        etl_event_record r = chunk_record(&my_provider, 1000, i, chunk, sizeof chunk, 0x5B);
+        assert_int_equal(etl_eventsource_observe(s, &r), 1);
+    }
+    const etl_eventsource_stats *st = etl_eventsource_get_stats(s);
+    assert_true(st->chunks_dropped >= 516); /* 516 chunks of 65,000 bytes exceed 32 MiB */
+    assert_int_equal(st->manifests_loaded + st->manifests_failed, 0);
+    etl_eventsource_free(s);
+    etl_schema_registry_free(reg);
+}
+
 static void test_fuzzed_chunks(void **state)
 {
     (void)state;
@@ -518,6 +537,7 @@ int main(void)
         cmocka_unit_test(test_chunks_reassembled_and_loaded),
         cmocka_unit_test(test_lost_chunk_invalidates_manifest),
         cmocka_unit_test(test_not_chunks),
+        cmocka_unit_test(test_manifest_size_bound),
         cmocka_unit_test(test_fuzzed_chunks),
         cmocka_unit_test(test_net452_eventsources),
         cmocka_unit_test(test_terraingen_eventsources),
