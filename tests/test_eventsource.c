@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <cmocka.h>
 
 #include "schema/eventsource.h"
+#include "selfdesc_perfview.h"
 #include "selfdesc_records.h"
 
 static const etl_guid my_provider = {0x7d2a1b3c, 0x1111, 0x4222, {0x83, 0x33, 0x44, 0x44, 0x55, 0x55, 0x66, 0x66}};
@@ -377,27 +377,6 @@ static void test_terraingen_eventsources(void **state)
 
 /* ---- rendered values against PerfView's baseline ------------------------------------------------------ */
 
-#define MAX_BASELINE 160
-
-typedef struct baseline_event {
-    char key[160];
-    char fields[640];      /* "name=value; name=value; " as in the baseline */
-    int used;
-} baseline_event;
-
-typedef struct compare_ctx {
-    etl_decoder *decoder;
-    baseline_event events[MAX_BASELINE];
-    size_t event_count;
-    long compared, mismatched, skipped;
-    char first_mismatch[400];
-} compare_ctx;
-
-/* Providers decoded by the sources of this test in net.4.5.2.x86 (EventSource manifests, embedded metadata). */
-static const char *const compared_providers[] = {
-    "PerfView/", "System.Threading.Tasks.TplEventSource/", "System.Diagnostics.Eventing.FrameworkEventSource/",
-    "Microsoft-Windows-DNS-Client/", "Microsoft-Windows-Immersive-Shell/", "Microsoft-Windows-Kernel-EventTracing/"};
-
 /* PerfView-only renderings, skipped with the reason. */
 static int skipped_field(const char *key, const char *name)
 {
@@ -410,125 +389,18 @@ static int skipped_field(const char *key, const char *name)
     return 0;
 }
 
-static void load_baseline(compare_ctx *c, const char *path)
-{
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    char line[2048];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "EVENT ", 6) != 0) continue;
-        char *key = strstr(line, ": "), *end = key ? strstr(key, " PID=") : NULL;
-        char *data = end ? strstr(end, "DataLen=") : NULL;
-        if (!data || !(data = strstr(data, "; "))) continue;
-        key += 2;
-        *end = '\0';
-        size_t i = 0;
-        while (i < sizeof compared_providers / sizeof compared_providers[0] &&
-               strncmp(key, compared_providers[i], strlen(compared_providers[i])) != 0)
-            i++;
-        if (i == sizeof compared_providers / sizeof compared_providers[0]) continue;
-        assert_true(c->event_count < MAX_BASELINE);
-        baseline_event *e = &c->events[c->event_count++];
-        snprintf(e->key, sizeof e->key, "%.150s", key);
-        snprintf(e->fields, sizeof e->fields, "%.600s", data + 2);
-        e->fields[strcspn(e->fields, "\n")] = '\0';
-    }
-    fclose(f);
-}
-
-/* PerfView's display conventions (EXPECTED.md §1): thousands separators, values cut to 20 characters + "...",
- * GUIDs without braces, True/False; bitmaps joined by "|". */
-static int same_value(const char *perfview, const char *ours)
-{
-    char p[256], o[256];
-    size_t n = 0;
-    int numeric = perfview[0] != '\0';
-    for (const char *c = perfview; *c; c++)
-        if (!(*c >= '0' && *c <= '9') && *c != ',' && *c != '-' && *c != '.') numeric = 0;
-    for (const char *c = perfview; *c && n + 1 < sizeof p; c++)
-        if (!(numeric && *c == ',')) p[n++] = *c;
-    p[n] = '\0';
-    n = 0;
-    size_t len = strlen(ours);
-    int guid = len == 38 && ours[0] == '{' && ours[37] == '}';
-    for (size_t i = guid; i < len - guid && n + 1 < sizeof o; i++) {
-        if (strncmp(ours + i, " | ", 3) == 0) {
-            o[n++] = '|';
-            i += 2;
-        } else {
-            o[n++] = ours[i];
-        }
-    }
-    o[n] = '\0';
-    size_t plen = strlen(p);
-    if (plen == 23 && strcmp(p + 20, "...") == 0) return strncmp(p, o, 20) == 0;
-    if (strcmp(p, "True") == 0 || strcmp(p, "False") == 0) return strcasecmp(p, o) == 0;
-    return strcmp(p, o) == 0;
-}
-
-static int on_compare(const etl_event_record *r, void *vctx)
-{
-    compare_ctx *c = vctx;
-    const etl_decoded_event *ev = NULL;
-    assert_int_equal(etl_decode_event(c->decoder, r, &ev), ETL_OK);
-    if (ev->source != ETL_SOURCE_EVENTSOURCE && ev->source != ETL_SOURCE_EMBEDDED_TDH) return 0;
-    char key[160];
-    snprintf(key, sizeof key, "%.70s/%.80s", ev->provider_name, ev->event_name);
-    baseline_event *b = NULL;
-    for (size_t i = 0; i < c->event_count && !b; i++)
-        if (!c->events[i].used && strcmp(c->events[i].key, key) == 0) b = &c->events[i];
-    if (!b) return 0; /* beyond PerfView's first five of this key, or a provider not compared */
-    b->used = 1;
-    char fields[640];
-    memcpy(fields, b->fields, sizeof fields);
-    for (char *save = NULL, *item = strtok_r(fields, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
-        while (*item == ' ') item++;
-        char *eq = strchr(item, '=');
-        if (!eq) continue;
-        *eq = '\0';
-        if (skipped_field(key, item)) {
-            c->skipped++;
-            continue;
-        }
-        const char *value = NULL;
-        for (size_t k = 0; k < ev->field_count && !value; k++)
-            if (ev->fields[k].kind == ETL_FIELD_VALUE && strcasecmp(ev->fields[k].name, item) == 0)
-                value = ev->fields[k].value;
-        c->compared++;
-        if (!value || !same_value(eq + 1, value)) {
-            if (!c->mismatched++)
-                snprintf(c->first_mismatch, sizeof c->first_mismatch, "%s %s: PerfView '%.60s', ours '%.60s'", key,
-                         item, eq + 1, value ? value : "(missing)");
-        }
-    }
-    return 0;
-}
-
 static void test_net452_values_match_perfview(void **state)
 {
     (void)state;
     /* Every EVENT line of perfview/net.4.5.2.x86.baseline.txt for the EventSources (PerfView, Tpl, Framework)
      * and for the providers PerfView decoded from the trace's MetaData events (DNS-Client, Immersive-Shell,
      * Kernel-EventTracing): our event of the same key and rank carries the same field values. */
-    static compare_ctx c;
-    memset(&c, 0, sizeof c);
-    load_baseline(&c, "testdata/perfview/net.4.5.2.x86.baseline.txt");
-    assert_true(c.event_count > 0);
-    const char *path = "testdata/perfview/net.4.5.2.x86.etl.gz";
-    etl_trace *trace = NULL;
-    etl_error err;
-    assert_int_equal(etl_open(&trace, &path, 1, NULL, &err), ETL_OK);
-    etl_schema_registry *registry = etl_schema_registry_new();
-    c.decoder = etl_decoder_new(registry, trace);
-    assert_int_equal(etl_process(trace, on_compare, &c), ETL_OK);
-    etl_decoder_free(c.decoder);
-    etl_schema_registry_free(registry);
-    etl_close(trace);
-    for (size_t i = 0; i < c.event_count; i++)
-        if (!c.events[i].used) fail_msg("no decoded event for baseline line %zu: %s", i, c.events[i].key);
-    if (c.mismatched) fail_msg("%ld of %ld values differ; first: %s", c.mismatched, c.compared, c.first_mismatch);
-    print_message("net.4.5.2.x86: %zu PerfView lines, %ld values compared, %ld PerfView-only skipped\n",
-                  c.event_count, c.compared, c.skipped);
+    static const char *const providers[] = {
+        "PerfView/", "System.Threading.Tasks.TplEventSource/", "System.Diagnostics.Eventing.FrameworkEventSource/",
+        "Microsoft-Windows-DNS-Client/", "Microsoft-Windows-Immersive-Shell/", "Microsoft-Windows-Kernel-EventTracing/"};
+    pv_compare *c = pv_compare_trace("testdata/perfview/net.4.5.2.x86.etl.gz",
+                                     "testdata/perfview/net.4.5.2.x86.baseline.txt", providers, 6, skipped_field);
+    assert_int_equal(c->line_count, 76); /* EVENT lines of these providers in the baseline */
 }
 
 int main(void)
