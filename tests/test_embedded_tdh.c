@@ -591,6 +591,75 @@ static void test_net452_embedded_providers(void **state)
     etl_schema_registry_free(c.registry);
 }
 
+/* ---- the whole corpus through the decoder ------------------------------------------------------------- */
+
+typedef struct corpus_ctx {
+    etl_decoder *decoder;
+    long by_source[ETL_SOURCE_COUNT];
+    long errors;
+    char first_error[300];
+} corpus_ctx;
+
+static int on_corpus_record(const etl_event_record *r, void *vctx)
+{
+    corpus_ctx *c = vctx;
+    const etl_decoded_event *ev = NULL;
+    assert_int_equal(etl_decode_event(c->decoder, r, &ev), ETL_OK);
+    if (ev->source != ETL_SOURCE_TRACELOGGING && ev->source != ETL_SOURCE_EVENTSOURCE &&
+        ev->source != ETL_SOURCE_EMBEDDED_TDH)
+        return 0;
+    c->by_source[ev->source]++;
+    if (ev->status != ETL_DECODE_OK && !c->errors++)
+        snprintf(c->first_error, sizeof c->first_error, "%s", ev->error ? ev->error : "?");
+    return 0;
+}
+
+/* Every event of the corpus that a self-describing source decodes (TraceLogging metadata, EventSource
+ * manifests, embedded TDH metadata) decodes without error: its payload fits the schema exactly as far as
+ * the schema goes (issue 3 acceptance: zero decode errors for self-describing events). */
+static void test_corpus_self_describing_decode_errors(void **state)
+{
+    (void)state;
+    /* Expected counts where an oracle gives them (-1: none): EXPECTED.md §8 (AMSI 19, lxcore 2), §7 (403 PktMon
+     * events, decoded from the trace's MetaData), §5.1 (70), §4 (1), §6 (SIH 10, waasmedic 17), primitive-types
+     * baseline (5). */
+    static const struct { const char *name; long tracelogging, embedded; } traces[] = {
+        {"airbus-cert/AMSITrace", 19, 0}, {"airbus-cert/lxcore_kernel", 2, 0}, {"demikernel/PktMon", 0, 403},
+        {"etwanalyzer/TraceLoggingTester", 70, -1}, {"hw3d/trace", -1, -1},
+        {"perfview/SelfDescribingSingleEvent", 1, 0}, {"perfview/diaghub", -1, -1},
+        {"perfview/diaghub.user_paged.1", -1, -1}, {"perfview/net.4.5.2.x86", 0, -1},
+        {"perfview/net.4.5.x86.PerfViewData", -1, -1}, {"perfview/primitive-types", 5, 0},
+        {"s4/SIH.20230422.034724.362.1", 10, 0}, {"s4/WindowsUpdate.20251008.140245.443.8", -1, -1},
+        {"s4/waasmedic.20251005_113019_195", 17, 0}, {"sonde/test", -1, -1}, {"terraingen2d/PerfViewData", -1, -1},
+        {"tx/BondEtwSample", -1, -1}};
+    long total = 0;
+    for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
+        char path[200];
+        snprintf(path, sizeof path, "testdata/%s.etl.gz", traces[i].name);
+        const char *p = path;
+        static corpus_ctx c;
+        memset(&c, 0, sizeof c);
+        etl_trace *trace = NULL;
+        etl_error err;
+        assert_int_equal(etl_open(&trace, &p, 1, NULL, &err), ETL_OK);
+        etl_schema_registry *registry = etl_schema_registry_new();
+        c.decoder = etl_decoder_new(registry, trace);
+        assert_int_equal(etl_process(trace, on_corpus_record, &c), ETL_OK);
+        etl_decoder_free(c.decoder);
+        etl_schema_registry_free(registry);
+        etl_close(trace);
+        print_message("%-45s tracelogging %6ld  eventsource %4ld  embedded %6ld  errors %ld\n", traces[i].name,
+                      c.by_source[ETL_SOURCE_TRACELOGGING], c.by_source[ETL_SOURCE_EVENTSOURCE],
+                      c.by_source[ETL_SOURCE_EMBEDDED_TDH], c.errors);
+        if (c.errors) fail_msg("%s: %ld decode errors, first: %s", traces[i].name, c.errors, c.first_error);
+        if (traces[i].tracelogging >= 0) assert_int_equal(c.by_source[ETL_SOURCE_TRACELOGGING], traces[i].tracelogging);
+        if (traces[i].embedded >= 0) assert_int_equal(c.by_source[ETL_SOURCE_EMBEDDED_TDH], traces[i].embedded);
+        total += c.by_source[ETL_SOURCE_TRACELOGGING] + c.by_source[ETL_SOURCE_EVENTSOURCE] +
+                 c.by_source[ETL_SOURCE_EMBEDDED_TDH];
+    }
+    assert_true(total > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -603,6 +672,7 @@ int main(void)
         cmocka_unit_test(test_net45_metadata),
         cmocka_unit_test(test_diaghub_metadata),
         cmocka_unit_test(test_net452_embedded_providers),
+        cmocka_unit_test(test_corpus_self_describing_decode_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
