@@ -1,0 +1,311 @@
+/* Helpers shared by the writers (see format_util.h). */
+#include "format_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- text buffer --------------------------------------------------------------------------------------- */
+
+void etl_textbuf_init(etl_textbuf *tb)
+{
+    memset(tb, 0, sizeof *tb);
+}
+
+void etl_textbuf_free(etl_textbuf *tb)
+{
+    free(tb->data);
+    etl_textbuf_init(tb);
+}
+
+void etl_textbuf_reset(etl_textbuf *tb)
+{
+    tb->length = 0;
+    tb->failed = 0;
+}
+
+/* Makes room for `extra` more bytes plus a terminating NUL. */
+static int reserve(etl_textbuf *tb, size_t extra)
+{
+    if (tb->failed) return -1;
+    if (extra > SIZE_MAX / 2 - tb->length) {
+        tb->failed = 1;
+        return -1;
+    }
+    size_t need = tb->length + extra + 1;
+    if (need <= tb->capacity) return 0;
+    size_t cap = tb->capacity ? tb->capacity : 256;
+    while (cap < need) cap *= 2;
+    char *p = realloc(tb->data, cap);
+    if (!p) {
+        tb->failed = 1;
+        return -1;
+    }
+    tb->data = p;
+    tb->capacity = cap;
+    return 0;
+}
+
+void etl_textbuf_append(etl_textbuf *tb, const char *data, size_t length)
+{
+    if (length == 0 || reserve(tb, length) != 0) return;
+    memcpy(tb->data + tb->length, data, length);
+    tb->length += length;
+}
+
+void etl_textbuf_puts(etl_textbuf *tb, const char *text)
+{
+    if (text) etl_textbuf_append(tb, text, strlen(text));
+}
+
+void etl_textbuf_putc(etl_textbuf *tb, char c)
+{
+    if (reserve(tb, 1) != 0) return;
+    tb->data[tb->length++] = c;
+}
+
+void etl_textbuf_printf(etl_textbuf *tb, const char *fmt, ...)
+{
+    char small[128];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof small) {
+        etl_textbuf_append(tb, small, (size_t)n);
+        return;
+    }
+    if (reserve(tb, (size_t)n) != 0) return;
+    va_start(ap, fmt);
+    vsnprintf(tb->data + tb->length, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    tb->length += (size_t)n;
+}
+
+void etl_textbuf_put_codepoint(etl_textbuf *tb, uint32_t cp)
+{
+    char b[4];
+    size_t n;
+    if (cp < 0x80) {
+        b[0] = (char)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        b[0] = (char)(0xC0 | (cp >> 6));
+        b[1] = (char)(0x80 | (cp & 0x3F));
+        n = 2;
+    } else if (cp < 0x10000) {
+        b[0] = (char)(0xE0 | (cp >> 12));
+        b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        b[2] = (char)(0x80 | (cp & 0x3F));
+        n = 3;
+    } else {
+        b[0] = (char)(0xF0 | (cp >> 18));
+        b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        b[3] = (char)(0x80 | (cp & 0x3F));
+        n = 4;
+    }
+    etl_textbuf_append(tb, b, n);
+}
+
+void etl_textbuf_put_hex(etl_textbuf *tb, const uint8_t *bytes, size_t length, int upper)
+{
+    const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+    if (length > SIZE_MAX / 4 || reserve(tb, length * 2) != 0) return;
+    char *out = tb->data + tb->length;
+    for (size_t i = 0; i < length; i++) {
+        out[2 * i] = digits[bytes[i] >> 4];
+        out[2 * i + 1] = digits[bytes[i] & 0xF];
+    }
+    tb->length += length * 2;
+}
+
+char *etl_textbuf_grow(etl_textbuf *tb, size_t extra)
+{
+    return reserve(tb, extra) == 0 ? tb->data + tb->length : NULL;
+}
+
+const char *etl_textbuf_cstr(etl_textbuf *tb)
+{
+    if (reserve(tb, 0) != 0) return "";
+    tb->data[tb->length] = '\0';
+    return tb->data;
+}
+
+int etl_textbuf_flush(etl_textbuf *tb, const etl_sink *sink)
+{
+    int rc = tb->failed ? -1 : 0;
+    if (rc == 0 && tb->length > 0 && sink->write(sink->ctx, tb->data, tb->length) != 0) rc = -1;
+    etl_textbuf_reset(tb);
+    return rc;
+}
+
+/* ---- stdio sink ---------------------------------------------------------------------------------------- */
+
+static int stdio_write(void *ctx, const void *data, size_t length)
+{
+    return fwrite(data, 1, length, (FILE *)ctx) == length ? 0 : -1;
+}
+
+etl_sink etl_sink_stdio(FILE *stream)
+{
+    etl_sink s = {stdio_write, stream};
+    return s;
+}
+
+/* ---- line writers ---------------------------------------------------------------------------------------- */
+
+void *etl_line_writer_create(const etl_sink *sink, const etl_writer_options *options)
+{
+    etl_line_writer *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->sink = *sink;
+    w->options = *options;
+    etl_textbuf_init(&w->line);
+    return w;
+}
+
+void etl_line_writer_destroy(void *state)
+{
+    etl_line_writer *w = state;
+    if (!w) return;
+    etl_textbuf_free(&w->line);
+    free(w);
+}
+
+etl_local_clock *etl_line_writer_clock(etl_line_writer *w)
+{
+    return w->options.local_time ? &w->clock : NULL;
+}
+
+int etl_writer_begin_nothing(void *state)
+{
+    (void)state;
+    return 0;
+}
+
+int etl_writer_end_nothing(void *state, const etl_run_totals *totals)
+{
+    (void)state;
+    (void)totals;
+    return 0;
+}
+
+/* ---- UTF-8 --------------------------------------------------------------------------------------------- */
+
+size_t etl_utf8_decode(const unsigned char *s, size_t length, uint32_t *cp)
+{
+    unsigned c = s[0];
+    size_t need;
+    uint32_t v, min;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+        need = 1, v = c & 0x1F, min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        need = 2, v = c & 0x0F, min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        need = 3, v = c & 0x07, min = 0x10000;
+    } else {
+        *cp = 0xFFFD;
+        return 1;
+    }
+    size_t i;
+    for (i = 1; i <= need; i++) {
+        if (i >= length || (s[i] & 0xC0) != 0x80) {
+            *cp = 0xFFFD;  /* truncated: consume only the valid prefix */
+            return i;
+        }
+        v = (v << 6) | (s[i] & 0x3F);
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) v = 0xFFFD;
+    *cp = v;
+    return need + 1;
+}
+
+/* ---- event facts ----------------------------------------------------------------------------------------- */
+
+/* Seconds east of UTC this machine had at `unix_seconds`. */
+static long local_offset_seconds(etl_local_clock *clock, int64_t unix_seconds)
+{
+    int64_t slot = unix_seconds / 1800;
+    if (clock->valid && slot == clock->slot) return clock->offset_seconds;
+    time_t t = (time_t)unix_seconds;
+    struct tm tm;
+    long off = 0;
+    if (localtime_r(&t, &tm)) off = tm.tm_gmtoff;
+    clock->slot = slot;
+    clock->offset_seconds = off;
+    clock->valid = 1;
+    return off;
+}
+
+#define FILETIME_TICKS_PER_SECOND 10000000LL
+#define FILETIME_UNIX_EPOCH_SECONDS 11644473600LL
+
+char *etl_format_event_time(int64_t filetime, int digits, etl_local_clock *local, char *buf, size_t cap)
+{
+    if (!local) return etl_filetime_format(filetime, digits, buf, cap);
+    long off = local_offset_seconds(local, filetime / FILETIME_TICKS_PER_SECOND - FILETIME_UNIX_EPOCH_SECONDS);
+    etl_filetime_format(filetime + (int64_t)off * FILETIME_TICKS_PER_SECOND, digits, buf, cap);
+    size_t n = strlen(buf);
+    if (n == 0 || buf[n - 1] != 'Z' || cap < n + 6) return buf;
+    long a = off < 0 ? -off : off;
+    snprintf(buf + n - 1, cap - (n - 1), "%c%02ld:%02ld", off < 0 ? '-' : '+', a / 3600, a / 60 % 60);
+    return buf;
+}
+
+int etl_event_related_activity(const etl_event_record *record, etl_guid *out)
+{
+    for (uint16_t i = 0; record->extended_data && i < record->extended_data_count; i++) {
+        const etl_extended_item *x = &record->extended_data[i];
+        if (x->ext_type == ETL_EXT_RELATED_ACTIVITYID && x->data_size >= 16 && x->data) {
+            *out = etl_guid_read(x->data);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+const char *etl_event_known_provider(const etl_decoded_event *event)
+{
+    const char *name = event->provider_name;
+    if (event->info && event->info->provider_name && event->info->provider_name[0])
+        return event->info->provider_name;
+    if (!name || !name[0] || name[0] == '{') return NULL;  /* the GUID text stands in for an unknown name */
+    return name;
+}
+
+const char *etl_event_task_display(const etl_decoded_event *event)
+{
+    if (event->task_name && event->task_name[0]) return event->task_name;
+    if (event->source == ETL_SOURCE_TRACELOGGING && event->info && event->info->event_name)
+        return event->info->event_name;
+    return NULL;
+}
+
+static int is_classic(const etl_decoded_event *event)
+{
+    if (event->info && !etl_guid_is_zero(&event->info->event_guid)) return 1;
+    return (event->record->header.flags & ETL_EVENT_FLAG_CLASSIC_HEADER) != 0;
+}
+
+etl_guid etl_event_provider_guid(const etl_decoded_event *event)
+{
+    if (event->info && is_classic(event) && !etl_guid_is_zero(&event->info->provider_guid))
+        return event->info->provider_guid;
+    return event->record->header.provider_id;
+}
+
+int etl_event_class_guid(const etl_decoded_event *event, etl_guid *out)
+{
+    if (!is_classic(event)) return 0;
+    if (event->info && !etl_guid_is_zero(&event->info->event_guid))
+        *out = event->info->event_guid;
+    else
+        *out = event->record->header.provider_id;
+    return 1;
+}

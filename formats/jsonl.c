@@ -1,0 +1,168 @@
+/* JSON Lines: one JSON object per event, one event per line. Members, always in this order:
+ *   time, timestamp, provider, provider_guid, event, id, version, level, task, opcode, keywords, pid, tid,
+ *   cpu, process, activity_id, related_activity_id, source, status, fields[, payload][, error]
+ * `fields` maps names (schema order) to rendered values (strings); arrays become JSON arrays and structs
+ * objects, following the decoder's BEGIN/END markers. `payload` is the hex of the undecoded bytes.
+ * Strings are escaped per RFC 8259 and malformed UTF-8 becomes U+FFFD, so every line is valid JSON. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format_util.h"
+
+#define MAX_NESTING 64
+
+/* Same words as etl_schema_source_name() (etl_schema.h); kept here until the decoder library provides it. */
+static const char *source_word(etl_schema_source source)
+{
+    static const char *const words[ETL_SOURCE_COUNT] = {
+        "none", "tracelogging", "manifest", "wevt", "eventsource", "embedded", "bundled", "kernel", "tmf",
+    };
+    return (unsigned)source < ETL_SOURCE_COUNT ? words[source] : "none";
+}
+
+static void put_string(etl_textbuf *tb, const char *value)
+{
+    etl_textbuf_putc(tb, '"');
+    const unsigned char *s = (const unsigned char *)(value ? value : "");
+    size_t n = strlen((const char *)s);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t used = etl_utf8_decode(s + i, n - i, &cp);
+        switch (cp) {
+        case '"': etl_textbuf_puts(tb, "\\\""); break;
+        case '\\': etl_textbuf_puts(tb, "\\\\"); break;
+        case '\n': etl_textbuf_puts(tb, "\\n"); break;
+        case '\r': etl_textbuf_puts(tb, "\\r"); break;
+        case '\t': etl_textbuf_puts(tb, "\\t"); break;
+        case '\b': etl_textbuf_puts(tb, "\\b"); break;
+        case '\f': etl_textbuf_puts(tb, "\\f"); break;
+        default:
+            if (cp < 0x20)
+                etl_textbuf_printf(tb, "\\u%04X", (unsigned)cp);
+            else if (cp == 0xFFFD)
+                etl_textbuf_put_codepoint(tb, cp);
+            else
+                etl_textbuf_append(tb, (const char *)s + i, used);
+        }
+        i += used;
+    }
+    etl_textbuf_putc(tb, '"');
+}
+
+static void put_member(etl_textbuf *tb, const char *key, const char *value)
+{
+    etl_textbuf_printf(tb, ",\"%s\":", key);
+    if (value)
+        put_string(tb, value);
+    else
+        etl_textbuf_puts(tb, "null");
+}
+
+static void put_number(etl_textbuf *tb, const char *key, uint64_t value)
+{
+    etl_textbuf_printf(tb, ",\"%s\":%" PRIu64, key, value);
+}
+
+/* The nested `fields` object. Markers that do not match the open container are ignored, and whatever is
+ * still open at the end is closed, so the output is valid whatever the decoder delivered. */
+static void put_fields(etl_textbuf *tb, const etl_decoded_event *ev)
+{
+    char open[MAX_NESTING];  /* '{' or '[' per open container */
+    int first[MAX_NESTING];
+    int top = 0, skipped = 0;
+    open[0] = '{';
+    first[0] = 1;
+    etl_textbuf_puts(tb, ",\"fields\":{");
+    for (size_t i = 0; i < ev->field_count; i++) {
+        const etl_field *f = &ev->fields[i];
+        int begins = f->kind == ETL_FIELD_STRUCT_BEGIN || f->kind == ETL_FIELD_ARRAY_BEGIN;
+        if (f->kind == ETL_FIELD_STRUCT_END || f->kind == ETL_FIELD_ARRAY_END) {
+            char want = f->kind == ETL_FIELD_STRUCT_END ? '{' : '[';
+            if (skipped > 0) {
+                skipped--;
+            } else if (top > 0 && open[top] == want) {
+                etl_textbuf_putc(tb, want == '{' ? '}' : ']');
+                top--;
+            }
+            continue;
+        }
+        if (begins && (skipped > 0 || top + 1 >= MAX_NESTING)) {
+            skipped++;  /* too deep: its members are written flat into the current container */
+            continue;
+        }
+        if (!first[top]) etl_textbuf_putc(tb, ',');
+        first[top] = 0;
+        if (open[top] == '{') {
+            put_string(tb, f->name);
+            etl_textbuf_putc(tb, ':');
+        }
+        if (begins) {
+            top++;
+            open[top] = f->kind == ETL_FIELD_STRUCT_BEGIN ? '{' : '[';
+            first[top] = 1;
+            etl_textbuf_putc(tb, open[top]);
+        } else {
+            put_string(tb, f->value);
+        }
+    }
+    while (top > 0) etl_textbuf_putc(tb, open[top--] == '{' ? '}' : ']');
+    etl_textbuf_putc(tb, '}');
+}
+
+static int jsonl_event(void *state, const etl_decoded_event *ev)
+{
+    etl_line_writer *st = state;
+    etl_textbuf *tb = &st->line;
+    const etl_event_record *r = ev->record;
+    const etl_event_header *h = &r->header;
+    char text[64], guid[40];
+
+    etl_format_event_time(h->timestamp, 7, etl_line_writer_clock(st), text, sizeof text);
+    etl_textbuf_puts(tb, "{\"time\":");
+    put_string(tb, text);
+    etl_textbuf_printf(tb, ",\"timestamp\":%" PRId64, r->raw_timestamp);
+    put_member(tb, "provider", ev->provider_name);
+    etl_guid pg = etl_event_provider_guid(ev);
+    put_member(tb, "provider_guid", etl_guid_format(&pg, guid, 0));
+    put_member(tb, "event", ev->event_name);
+    put_number(tb, "id", h->descriptor.id);
+    put_number(tb, "version", h->descriptor.version);
+    put_number(tb, "level", h->descriptor.level);
+    put_number(tb, "task", h->descriptor.task);
+    put_number(tb, "opcode", h->descriptor.opcode);
+    snprintf(text, sizeof text, "0x%" PRIX64, h->descriptor.keyword);
+    put_member(tb, "keywords", text);
+    put_number(tb, "pid", h->process_id);
+    put_number(tb, "tid", h->thread_id);
+    put_number(tb, "cpu", r->buffer_context.processor_index);
+    put_member(tb, "process", ev->process_name);
+    put_member(tb, "activity_id", etl_guid_format(&h->activity_id, guid, 0));
+    etl_guid related;
+    put_member(tb, "related_activity_id",
+               etl_event_related_activity(r, &related) ? etl_guid_format(&related, guid, 0) : NULL);
+    put_member(tb, "source", source_word(ev->source));
+    put_member(tb, "status", ev->status == ETL_DECODE_OK ? "ok" : ev->status == ETL_DECODE_NO_SCHEMA ? "no_schema"
+                                                                                                   : "error");
+    if (ev->status == ETL_DECODE_NO_SCHEMA) {
+        etl_textbuf_puts(tb, ",\"fields\":{}");
+        etl_textbuf_puts(tb, ",\"payload\":\"");
+        etl_textbuf_put_hex(tb, r->user_data, r->user_data_length, 1);
+        etl_textbuf_putc(tb, '"');
+    } else {
+        put_fields(tb, ev);
+        if (ev->status == ETL_DECODE_ERROR) {
+            etl_textbuf_puts(tb, ",\"payload\":\"");
+            etl_textbuf_put_hex(tb, ev->undecoded, ev->undecoded_length, 1);
+            etl_textbuf_putc(tb, '"');
+            put_member(tb, "error", ev->error ? ev->error : "");
+        }
+    }
+    etl_textbuf_puts(tb, "}\n");
+    return etl_textbuf_flush(tb, &st->sink);
+}
+
+const etl_writer_format etl_writer_jsonl = {
+    "jsonl", "json|ndjson", ".jsonl", "JSON Lines: one object per event with nested fields",
+    etl_line_writer_create, etl_writer_begin_nothing, jsonl_event, etl_writer_end_nothing, etl_line_writer_destroy,
+};
