@@ -38,7 +38,8 @@ LIBETL      := $(BUILD)/libetl.a
 LIBFORMATS  := $(BUILD)/libetlformats.a
 ETLCONV     := $(BUILD)/etlconv
 
-.PHONY: all check test sanitize bench install uninstall clean deps corpus
+.PHONY: all check test sanitize bench install uninstall clean deps
+.SECONDARY:
 all: $(ETLCONV) $(LIBETL)
 	@ln -sf $(ETLCONV) etlconv 2>/dev/null || true
 

@@ -224,7 +224,8 @@ typedef struct etl_logfile_header {
     uint32_t thread_id, process_id;  /* of the header record */
 } etl_logfile_header;
 
-/* UTC offset the capturing machine had, as PerfView computes it: -(Bias) in minutes. */
+/* The capturing machine's TIME_ZONE_INFORMATION Bias in minutes (UTC = local + Bias), which is what PerfView
+ * prints as "UtcOffsetMinutes" (480 for US Pacific, -120 for UTC+2). */
 int32_t etl_logfile_utc_offset_minutes(const etl_logfile_header *h);
 
 /* ---- diagnostics --------------------------------------------------------------------------------- */

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/info.h"
 #include "etl/etl.h"
 
 int main(int argc, char **argv)
@@ -10,6 +11,8 @@ int main(int argc, char **argv)
         printf("etlconv %s\n", ETL_VERSION_STRING);
         return 0;
     }
+    if (argc > 2 && strcmp(argv[argc - 1], "--info") == 0) return etlconv_info(argc - 2, argv + 1, stdout);
+    if (argc > 2 && strcmp(argv[1], "--info") == 0) return etlconv_info(argc - 2, argv + 2, stdout);
     fprintf(stderr, "etlconv: not implemented yet\n");
     return 2;
 }

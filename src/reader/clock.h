@@ -1,0 +1,19 @@
+/* Conversion of raw record timestamps to FILETIME with the log-file header's clock (etl-format.md §1.9). */
+#ifndef ETL_READER_CLOCK_H
+#define ETL_READER_CLOCK_H
+
+#include <stdint.h>
+
+#include "etl/etl.h"
+
+typedef struct etl_clock {
+    int kind;             /* 1 QPC, 2 system time, 3 CPU cycles; 0 = no header: raw passed through */
+    int64_t start_time;   /* FILETIME anchor */
+    int64_t anchor_raw;   /* raw timestamp of the header record */
+    int64_t ticks_per_second;  /* QPC frequency, or CPU Hz for the cycle clock */
+} etl_clock;
+
+void etl_clock_init(etl_clock *clock, const etl_logfile_header *header);
+int64_t etl_clock_to_filetime(const etl_clock *clock, int64_t raw);
+
+#endif

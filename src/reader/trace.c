@@ -1,0 +1,276 @@
+/* OpenTrace / ProcessTrace / CloseTrace over one or more files: per-processor streams merged by time with a
+ * binary min-heap (streaming k-way merge). Memory: one buffer per (file, processor) stream plus a small
+ * per-buffer index.
+ *
+ * Merge order (stable and documented): the first file's log-file header record first; then by FILETIME;
+ * ties by file index (order given to etl_open), then raw timestamp, then processor index, then position in
+ * the processor's stream. Within one file raw timestamps order exactly; FILETIME orders across files. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader/diag.h"
+#include "reader/logfile_header.h"
+#include "reader/record.h"
+#include "reader/trace_internal.h"
+
+void etl_trace_diag(etl_trace *t, etl_severity severity, int code, uint32_t file_index, uint64_t offset,
+                    const char *fmt, ...)
+{
+    if (severity == ETL_ERROR) t->stats.errors++;
+    else t->stats.warnings++;
+    if (!t->options.on_diagnostic) return;
+    char text[600];
+    int n = snprintf(text, sizeof text, "%s: offset 0x%llx: ", t->files[file_index].path,
+                     (unsigned long long)offset);
+    if (n < 0) n = 0;
+    if ((size_t)n < sizeof text) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(text + n, sizeof text - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    etl_diagnostic d = {severity, code, file_index, offset, text};
+    t->options.on_diagnostic(&d, t->options.diagnostic_ctx);
+}
+
+static int compare_buffers(const void *a, const void *b)
+{
+    const etl_buffer_ref *x = a, *y = b;
+    if (x->processor != y->processor) return x->processor < y->processor ? -1 : 1;
+    if (x->sequence != y->sequence) return x->sequence < y->sequence ? -1 : 1;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Reads the log-file header from the first record of the file's first buffer. */
+static void read_logfile_header(etl_trace *t, uint32_t fi)
+{
+    etl_trace_file *f = &t->files[fi];
+    const etl_buffer_ref *b = &f->buffers[0];
+    f->pointer_size = 8;
+    if (b->flags & ETL_BUFFER_FLAG_COMPRESSED) {
+        etl_trace_diag(t, ETL_WARNING, ETL_ERR_FORMAT, fi, b->offset,
+                       "first buffer is compressed: no log-file header; timestamps are delivered raw");
+        return;
+    }
+    size_t len = b->valid - ETL_BUFFER_HEADER_SIZE;
+    uint8_t *p = malloc(len ? len : 1);
+    if (!p) return;
+    etl_event_record rec;
+    etl_extended_item items[ETL_MAX_EXTENDED_ITEMS];
+    size_t advance;
+    int has_ts;
+    const char *why = "no record";
+    if (etl_input_read(&f->input, b->offset + ETL_BUFFER_HEADER_SIZE, p, len) == ETL_OK &&
+        etl_record_parse(p, len, 0, 8, &rec, items, ETL_MAX_EXTENDED_ITEMS, &advance, &has_ts, &why) ==
+            ETL_RECORD_OK &&
+        etl_is_logfile_header_record(&rec)) {
+        if (etl_logfile_header_parse(&rec, &f->header, &why) == ETL_OK) {
+            f->have_header = 1;
+            f->pointer_size = rec.pointer_size;
+        }
+    } else if (why && strcmp(why, "no record") != 0) {
+        /* keep the parser's reason */
+    } else {
+        why = "first record is not the EventTrace header";
+    }
+    free(p);
+    if (!f->have_header) {
+        etl_trace_diag(t, ETL_WARNING, ETL_ERR_FORMAT, fi, b->offset + ETL_BUFFER_HEADER_SIZE,
+                       "no log-file header (%s); timestamps are delivered raw", why);
+        return;
+    }
+    etl_clock_init(&f->clock, &f->header);
+    t->stats.events_lost += f->header.events_lost;
+    t->stats.buffers_lost += f->header.buffers_lost;
+    if (f->header.end_time == 0 || f->header.buffers_written == 0)
+        etl_trace_diag(t, ETL_WARNING, ETL_OK, fi, 0,
+                       "live or unfinished session file (EndTime %s, BuffersWritten %u)",
+                       f->header.end_time == 0 ? "0" : "set", (unsigned)f->header.buffers_written);
+}
+
+static int build_streams(etl_trace *t)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < t->file_count; i++) {
+        etl_trace_file *f = &t->files[i];
+        qsort(f->buffers, f->buffer_count, sizeof *f->buffers, compare_buffers);
+        for (size_t k = 0; k < f->buffer_count; k++)
+            if (k == 0 || f->buffers[k].processor != f->buffers[k - 1].processor) total++;
+    }
+    t->streams = calloc(total ? total : 1, sizeof *t->streams);
+    t->heap = calloc(total ? total : 1, sizeof *t->heap);
+    if (!t->streams || !t->heap) return ETL_ERR_NOMEM;
+    for (size_t i = 0; i < t->file_count; i++) {
+        etl_trace_file *f = &t->files[i];
+        for (size_t k = 0; k < f->buffer_count; k++) {
+            if (k == 0 || f->buffers[k].processor != f->buffers[k - 1].processor) {
+                etl_stream *s = &t->streams[t->stream_count++];
+                s->file_index = (uint32_t)i;
+                s->buffers = &f->buffers[k];
+            }
+            t->streams[t->stream_count - 1].buffer_count++;
+        }
+    }
+    return ETL_OK;
+}
+
+int etl_open(etl_trace **out, const char *const *paths, size_t path_count, const etl_open_options *options,
+             etl_error *err)
+{
+    if (!out || !paths || path_count == 0)
+        return etl_error_set(err, ETL_ERR_ARG, "etl_open", UINT64_MAX, "no input file");
+    *out = NULL;
+    etl_trace *t = calloc(1, sizeof *t);
+    if (!t) return etl_error_set(err, ETL_ERR_NOMEM, paths[0], UINT64_MAX, "out of memory");
+    if (options) t->options = *options;
+    t->files = calloc(path_count, sizeof *t->files);
+    if (!t->files) {
+        free(t);
+        return etl_error_set(err, ETL_ERR_NOMEM, paths[0], UINT64_MAX, "out of memory");
+    }
+    int rc = ETL_OK;
+    for (size_t i = 0; i < path_count; i++) {
+        etl_trace_file *f = &t->files[i];
+        f->input.fd = -1;
+        t->file_count = i + 1;
+        f->path = strdup(paths[i]);
+        if (!f->path) { rc = etl_error_set(err, ETL_ERR_NOMEM, paths[i], UINT64_MAX, "out of memory"); break; }
+        rc = etl_input_open(&f->input, paths[i], err);
+        if (rc != ETL_OK) break;
+        t->stats.bytes_total += f->input.size;
+        if (f->input.size == 0) {
+            rc = etl_error_set(err, ETL_ERR_EMPTY, paths[i], UINT64_MAX, "empty file (0 bytes): not an ETL trace");
+            break;
+        }
+        rc = etl_index_buffers(t, (uint32_t)i, err);
+        if (rc != ETL_OK) break;
+        read_logfile_header(t, (uint32_t)i);
+    }
+    if (rc == ETL_OK) rc = build_streams(t);
+    if (rc != ETL_OK) {
+        if (rc == ETL_ERR_NOMEM && err && err->code != ETL_ERR_NOMEM)
+            etl_error_set(err, rc, paths[0], UINT64_MAX, "out of memory");
+        etl_close(t);
+        return rc;
+    }
+    *out = t;
+    return ETL_OK;
+}
+
+/* ---- merge heap ---------------------------------------------------------------------------------------- */
+
+static int stream_before(const etl_stream *a, const etl_stream *b)
+{
+    if (a->force_first != b->force_first) return a->force_first;
+    if (a->key_filetime != b->key_filetime) return a->key_filetime < b->key_filetime;
+    if (a->file_index != b->file_index) return a->file_index < b->file_index;
+    if (a->record.raw_timestamp != b->record.raw_timestamp) return a->record.raw_timestamp < b->record.raw_timestamp;
+    if (a->record.buffer_context.processor_index != b->record.buffer_context.processor_index)
+        return a->record.buffer_context.processor_index < b->record.buffer_context.processor_index;
+    return a->order < b->order;
+}
+
+static void heap_sift_down(etl_trace *t, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < t->heap_count && stream_before(&t->streams[t->heap[l]], &t->streams[t->heap[m]])) m = l;
+        if (r < t->heap_count && stream_before(&t->streams[t->heap[r]], &t->streams[t->heap[m]])) m = r;
+        if (m == i) return;
+        size_t tmp = t->heap[i];
+        t->heap[i] = t->heap[m];
+        t->heap[m] = tmp;
+        i = m;
+    }
+}
+
+static void heap_sift_up(etl_trace *t, size_t i)
+{
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!stream_before(&t->streams[t->heap[i]], &t->streams[t->heap[p]])) return;
+        size_t tmp = t->heap[i];
+        t->heap[i] = t->heap[p];
+        t->heap[p] = tmp;
+        i = p;
+    }
+}
+
+static int skip_record(const etl_trace *t, const etl_event_record *rec)
+{
+    return (t->options.flags & ETL_OPEN_NO_HEADER_EVENT) && etl_is_logfile_header_record(rec);
+}
+
+int etl_process(etl_trace *t, etl_event_fn callback, void *ctx)
+{
+    if (!t || !callback) return ETL_ERR_ARG;
+    if (t->processed) return ETL_ERR_ARG; /* like ProcessTrace, a trace is processed once */
+    t->processed = 1;
+    for (size_t i = 0; i < t->stream_count; i++) {
+        etl_stream *s = &t->streams[i];
+        int rc = etl_stream_start(t, s);
+        if (rc != ETL_OK) return rc;
+        if (!s->has_record) continue;
+        if (s->file_index == 0 && t->files[0].have_header && s->current == &t->files[0].buffers[0] &&
+            s->pos == 0 && etl_is_logfile_header_record(&s->record))
+            s->force_first = 1;
+        t->heap[t->heap_count++] = i;
+        heap_sift_up(t, t->heap_count - 1);
+    }
+    while (t->heap_count > 0) {
+        etl_stream *s = &t->streams[t->heap[0]];
+        if (!skip_record(t, &s->record)) {
+            t->stats.events++;
+            t->stats.records_by_kind[s->record.kind]++;
+            if (callback(&s->record, ctx) != 0) return ETL_STOPPED;
+        }
+        s->force_first = 0;
+        int rc = etl_stream_next(t, s);
+        if (rc != ETL_OK) return rc;
+        if (s->has_record) {
+            heap_sift_down(t, 0);
+        } else {
+            t->heap[0] = t->heap[--t->heap_count];
+            if (t->heap_count) heap_sift_down(t, 0);
+        }
+    }
+    return ETL_OK;
+}
+
+void etl_close(etl_trace *t)
+{
+    if (!t) return;
+    for (size_t i = 0; i < t->stream_count; i++) free(t->streams[i].payload);
+    for (size_t i = 0; i < t->file_count; i++) {
+        etl_input_close(&t->files[i].input);
+        free(t->files[i].buffers);
+        free(t->files[i].path);
+    }
+    free(t->files);
+    free(t->streams);
+    free(t->heap);
+    free(t->scratch);
+    free(t);
+}
+
+size_t etl_trace_file_count(const etl_trace *t) { return t ? t->file_count : 0; }
+
+const char *etl_trace_file_path(const etl_trace *t, size_t i)
+{
+    return t && i < t->file_count ? t->files[i].path : NULL;
+}
+
+const etl_logfile_header *etl_trace_logfile_header(const etl_trace *t, size_t i)
+{
+    return t && i < t->file_count && t->files[i].have_header ? &t->files[i].header : NULL;
+}
+
+int64_t etl_trace_raw_to_filetime(const etl_trace *t, size_t i, int64_t raw)
+{
+    if (!t || i >= t->file_count) return raw;
+    return etl_clock_to_filetime(&t->files[i].clock, raw);
+}
+
+const etl_trace_stats *etl_trace_get_stats(const etl_trace *t) { return t ? &t->stats : NULL; }

@@ -1,0 +1,92 @@
+/* Internal state of an open trace: files, their buffer index, per-processor streams and the merge heap. */
+#ifndef ETL_READER_TRACE_INTERNAL_H
+#define ETL_READER_TRACE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "etl/etl.h"
+#include "reader/clock.h"
+#include "reader/input.h"
+
+enum {
+    ETL_BUFFER_HEADER_SIZE = 0x48,
+    ETL_MAX_BUFFER_SIZE = 64 * 1024 * 1024,  /* sanity bound (Windows' own maximum is 16 MiB) */
+    ETL_BUFFER_FLAG_EVENTS_LOST = 0x0002,
+    ETL_BUFFER_FLAG_BUFFER_LOST = 0x0004,
+    ETL_BUFFER_FLAG_PROC_INDEX = 0x0020,
+    ETL_BUFFER_FLAG_COMPRESSED = 0x0040,
+    ETL_BUFFER_TYPE_HEADER = 4
+};
+
+/* One buffer found by walking the file: ~40 bytes of index per buffer on disk (1/1600 of a 64 KiB buffer). */
+typedef struct etl_buffer_ref {
+    uint64_t offset;        /* file offset of the buffer header */
+    uint32_t disk_size;     /* bytes available on disk (BufferSize, or less for a truncated last buffer) */
+    uint32_t valid;         /* valid bytes of the uncompressed buffer, header included */
+    int64_t sequence;
+    int64_t timestamp;      /* flush time (raw), fallback for records without one */
+    uint16_t processor;
+    uint16_t flags;
+    uint16_t type;
+    uint16_t logger_id;
+} etl_buffer_ref;
+
+typedef struct etl_trace_file {
+    char *path;
+    etl_input input;
+    int have_header;
+    etl_logfile_header header;
+    etl_clock clock;
+    uint8_t pointer_size;
+    etl_buffer_ref *buffers;
+    size_t buffer_count;
+} etl_trace_file;
+
+/* A cursor over one processor's buffers of one file, in SequenceNumber order. */
+typedef struct etl_stream {
+    uint32_t file_index;
+    const etl_buffer_ref *buffers;
+    size_t buffer_count;
+    size_t next_buffer;          /* index of the buffer to load next */
+    const etl_buffer_ref *current;
+    uint8_t *payload;            /* records of the current buffer (decompressed when needed) */
+    size_t payload_cap;
+    size_t payload_len;
+    size_t pos;                  /* offset of the current record in payload */
+    size_t advance;              /* aligned size of the current record */
+    int has_record;
+    etl_event_record record;
+    etl_extended_item items[ETL_MAX_EXTENDED_ITEMS];
+    int64_t last_raw;            /* for records that carry no timestamp */
+    int64_t key_filetime;        /* merge key */
+    uint64_t order;              /* records delivered from this stream so far (tie-break) */
+    int force_first;             /* the first file's log-file header record: delivered before anything */
+} etl_stream;
+
+struct etl_trace {
+    etl_open_options options;
+    etl_trace_file *files;
+    size_t file_count;
+    etl_stream *streams;
+    size_t stream_count;
+    size_t *heap;                /* stream indices, min-heap by merge key */
+    size_t heap_count;
+    uint8_t *scratch;            /* compressed bytes of the buffer being loaded */
+    size_t scratch_cap;
+    etl_trace_stats stats;
+    int processed;
+};
+
+/* Reports a diagnostic through the callback and counts it. */
+void etl_trace_diag(etl_trace *t, etl_severity severity, int code, uint32_t file_index, uint64_t offset,
+                    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Walks the buffer headers of file `file_index` (no payload read) and fills its buffer index. */
+int etl_index_buffers(etl_trace *t, uint32_t file_index, etl_error *err);
+
+/* Stream cursor: load the next buffer and position on its first record; advance to the next record.
+ * Both set stream->has_record (0 when the stream is exhausted). */
+int etl_stream_start(etl_trace *t, etl_stream *s);
+int etl_stream_next(etl_trace *t, etl_stream *s);
+
+#endif

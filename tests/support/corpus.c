@@ -1,0 +1,83 @@
+/* Test helpers over testdata/ (see corpus.h). */
+#include "support/corpus.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+size_t corpus_traces(corpus_trace *out, size_t max)
+{
+    FILE *f = fopen("testdata/corpus-MANIFEST.tsv", "r");
+    if (!f) return 0;
+    char line[8192];
+    size_t n = 0;
+    while (fgets(line, sizeof line, f) && n < max) {
+        char *cols[16] = {0};
+        size_t c = 0;
+        for (char *p = line, *tok; c < 16 && (tok = strsep(&p, "\t")) != NULL;) cols[c++] = tok;
+        size_t l = strlen(cols[0]);
+        int is_trace = (l > 7 && strcmp(cols[0] + l - 7, ".etl.gz") == 0) || (l > 4 && strcmp(cols[0] + l - 4, ".etl") == 0);
+        if (c < 12 || !is_trace) continue;
+        snprintf(out[n].file, sizeof out[n].file, "%s", cols[0]);
+        snprintf(out[n].census, sizeof out[n].census, "%s", cols[11]);
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+uint64_t corpus_census_count(const char *census, const char *kind)
+{
+    char key[64];
+    if (strcmp(kind, "providers") == 0) {
+        const char *p = strstr(census, "providers(by GUID)=");
+        return p ? strtoull(p + strlen("providers(by GUID)="), NULL, 10) : 0;
+    }
+    snprintf(key, sizeof key, "%s:", kind);
+    for (const char *p = census; (p = strstr(p, key)) != NULL; p++) {
+        if (p == census || p[-1] == ',' || p[-1] == ' ') return strtoull(p + strlen(key), NULL, 10);
+    }
+    return 0;
+}
+
+uint8_t *corpus_load(const char *path, size_t *size)
+{
+    gzFile gz = gzopen(path, "rb");
+    if (!gz) return NULL;
+    size_t cap = 1 << 20, len = 0;
+    uint8_t *buf = malloc(cap);
+    for (;;) {
+        if (!buf) break;
+        if (len == cap) {
+            uint8_t *nb = realloc(buf, cap * 2);
+            if (!nb) { free(buf); buf = NULL; break; }
+            buf = nb;
+            cap *= 2;
+        }
+        int got = gzread(gz, buf + len, (unsigned)(cap - len));
+        if (got < 0) { free(buf); buf = NULL; break; }
+        if (got == 0) break;
+        len += (size_t)got;
+    }
+    gzclose(gz);
+    if (buf) *size = len;
+    return buf;
+}
+
+int corpus_write_temp(const uint8_t *data, size_t size, char *path)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, 64, "%s/etltestXXXXXX", dir && strlen(dir) < 40 ? dir : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0) return -1;
+    size_t off = 0;
+    while (off < size) {
+        ssize_t w = write(fd, data + off, size - off);
+        if (w <= 0) { close(fd); unlink(path); return -1; }
+        off += (size_t)w;
+    }
+    close(fd);
+    return 0;
+}

@@ -1,0 +1,28 @@
+/* Test helpers over the corpus copied into testdata/: the census in corpus-MANIFEST.tsv, the header-facts
+ * table of corpus-EXPECTED.md §9, gzip loading, and a collecting event callback. */
+#ifndef ETL_TESTS_CORPUS_H
+#define ETL_TESTS_CORPUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etl/etl.h"
+
+typedef struct corpus_trace {
+    char file[256];         /* path relative to testdata/, e.g. "perfview/net.4.5.2.x86.etl.gz" */
+    char census[512];       /* record_census column, e.g. "EVENT64:19,SYSTEM64:2; providers(by GUID)=1" */
+} corpus_trace;
+
+/* Every .etl row of testdata/corpus-MANIFEST.tsv; returns the count (≤ max). */
+size_t corpus_traces(corpus_trace *out, size_t max);
+
+/* Count for `kind_name` in a census string, 0 when absent; providers(by GUID) via key "providers". */
+uint64_t corpus_census_count(const char *census, const char *kind_name);
+
+/* Reads a whole (possibly gzip-compressed) test file into memory; caller frees. NULL on failure. */
+uint8_t *corpus_load(const char *path, size_t *size);
+
+/* Writes bytes to a new temporary file and returns its path in `path` (≥ 64 bytes). 0 on success. */
+int corpus_write_temp(const uint8_t *data, size_t size, char *path);
+
+#endif
