@@ -31,75 +31,75 @@ static int needs_quotes(const char *s, size_t n)
 }
 
 /* One cell; `width` > 0 right-aligns it in compat mode. */
-static void cell_w(etl_line_writer *st, const char *value, int width)
+static void cell_w(fmt_line_writer *st, const char *value, int width)
 {
     if (!value) value = "";
     size_t n = strlen(value);
-    if (st->cells++ > 0) etl_textbuf_puts(&st->line, st->options.csv_compat ? ", " : ",");
+    if (st->cells++ > 0) fmt_buf_puts(&st->line, st->options.csv_compat ? ", " : ",");
     if (st->options.csv_compat) {
-        for (int pad = width - (int)n; pad > 0; pad--) etl_textbuf_putc(&st->line, ' ');
+        for (int pad = width - (int)n; pad > 0; pad--) fmt_buf_putc(&st->line, ' ');
         size_t start = st->line.length;
-        etl_textbuf_append(&st->line, value, n);
+        fmt_buf_append(&st->line, value, n);
         for (size_t i = start; i < st->line.length && !st->line.failed; i++)
             if (st->line.data[i] == '\r' || st->line.data[i] == '\n') st->line.data[i] = ' ';
         return;
     }
     if (!needs_quotes(value, n)) {
-        etl_textbuf_append(&st->line, value, n);
+        fmt_buf_append(&st->line, value, n);
         return;
     }
-    char *dst = etl_textbuf_grow(&st->line, 2 * n + 2);
+    char *dst = fmt_buf_grow(&st->line, 2 * n + 2);
     if (dst) st->line.length += csv_write(dst, 2 * n + 2, value, n);
 }
 
-static void cell(etl_line_writer *st, const char *value)
+static void cell(fmt_line_writer *st, const char *value)
 {
     cell_w(st, value, 0);
 }
 
-static void cell_u(etl_line_writer *st, const char *fmt, uint64_t v)
+static void cell_u(fmt_line_writer *st, const char *fmt, uint64_t v)
 {
     char text[32];
     snprintf(text, sizeof text, fmt, v);
     cell(st, text);
 }
 
-static int end_line(etl_line_writer *st)
+static int end_line(fmt_line_writer *st)
 {
-    etl_textbuf_putc(&st->line, '\n');
+    fmt_buf_putc(&st->line, '\n');
     st->cells = 0;
-    return etl_textbuf_flush(&st->line, &st->sink);
+    return fmt_buf_flush(&st->line, &st->sink);
 }
 
 static int csv_begin(void *state)
 {
-    etl_line_writer *st = state;
+    fmt_line_writer *st = state;
     for (size_t i = 0; i < sizeof header_columns / sizeof header_columns[0]; i++) cell(st, header_columns[i]);
     return end_line(st);
 }
 
 static const char *event_name_cell(const etl_decoded_event *ev, char *guid_buf)
 {
-    const char *name = etl_event_task_display(ev);
+    const char *name = fmt_task_display(ev);
     if (name) return name;
     if (ev->info && ev->info->event_name && ev->info->event_name[0]) return ev->info->event_name;
     if (!ev->info) {
-        etl_guid g = etl_event_provider_guid(ev);
+        etl_guid g = fmt_provider_guid(ev);
         return etl_guid_format(&g, guid_buf, 0);
     }
     return ev->event_name;
 }
 
-static void hex_cell(etl_line_writer *st, const uint8_t *bytes, size_t length)
+static void hex_cell(fmt_line_writer *st, const uint8_t *bytes, size_t length)
 {
-    etl_textbuf_puts(&st->line, st->cells++ > 0 ? (st->options.csv_compat ? ", " : ",") : "");
-    etl_textbuf_puts(&st->line, "0x");
-    etl_textbuf_put_hex(&st->line, bytes, length, 1);
+    fmt_buf_puts(&st->line, st->cells++ > 0 ? (st->options.csv_compat ? ", " : ",") : "");
+    fmt_buf_puts(&st->line, "0x");
+    fmt_buf_put_hex(&st->line, bytes, length, 1);
 }
 
 static int csv_event(void *state, const etl_decoded_event *ev)
 {
-    etl_line_writer *st = state;
+    fmt_line_writer *st = state;
     const etl_event_record *r = ev->record;
     const etl_event_header *h = &r->header;
     char guid[40];
@@ -120,7 +120,7 @@ static int csv_event(void *state, const etl_decoded_event *ev)
     cell(st, "");  /* Parent Instance ID */
     cell(st, etl_guid_format(&h->activity_id, guid, 0));
     etl_guid related;
-    cell(st, etl_event_related_activity(r, &related) ? etl_guid_format(&related, guid, 0) : "");
+    cell(st, fmt_related_activity(r, &related) ? etl_guid_format(&related, guid, 0) : "");
     char clock[32];
     snprintf(clock, sizeof clock, "%" PRId64, st->options.raw_timestamps ? r->raw_timestamp : h->timestamp);
     cell(st, clock);
@@ -142,5 +142,5 @@ static int csv_event(void *state, const etl_decoded_event *ev)
 
 const etl_writer_format etl_writer_csv = {
     "csv", "", ".csv", "tracerpt CSV columns, RFC 4180 quoting (--csv-compat: tracerpt's exact form)",
-    etl_line_writer_create, csv_begin, csv_event, etl_writer_end_nothing, etl_line_writer_destroy,
+    fmt_line_writer_create, csv_begin, csv_event, fmt_end_nothing, fmt_line_writer_destroy,
 };

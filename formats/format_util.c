@@ -8,25 +8,25 @@
 
 /* ---- text buffer --------------------------------------------------------------------------------------- */
 
-void etl_textbuf_init(etl_textbuf *tb)
+void fmt_buf_init(fmt_buf *tb)
 {
     memset(tb, 0, sizeof *tb);
 }
 
-void etl_textbuf_free(etl_textbuf *tb)
+void fmt_buf_free(fmt_buf *tb)
 {
     free(tb->data);
-    etl_textbuf_init(tb);
+    fmt_buf_init(tb);
 }
 
-void etl_textbuf_reset(etl_textbuf *tb)
+void fmt_buf_reset(fmt_buf *tb)
 {
     tb->length = 0;
     tb->failed = 0;
 }
 
 /* Makes room for `extra` more bytes plus a terminating NUL. */
-static int reserve(etl_textbuf *tb, size_t extra)
+static int reserve(fmt_buf *tb, size_t extra)
 {
     if (tb->failed) return -1;
     if (extra > SIZE_MAX / 2 - tb->length) {
@@ -47,25 +47,25 @@ static int reserve(etl_textbuf *tb, size_t extra)
     return 0;
 }
 
-void etl_textbuf_append(etl_textbuf *tb, const char *data, size_t length)
+void fmt_buf_append(fmt_buf *tb, const char *data, size_t length)
 {
     if (length == 0 || reserve(tb, length) != 0) return;
     memcpy(tb->data + tb->length, data, length);
     tb->length += length;
 }
 
-void etl_textbuf_puts(etl_textbuf *tb, const char *text)
+void fmt_buf_puts(fmt_buf *tb, const char *text)
 {
-    if (text) etl_textbuf_append(tb, text, strlen(text));
+    if (text) fmt_buf_append(tb, text, strlen(text));
 }
 
-void etl_textbuf_putc(etl_textbuf *tb, char c)
+void fmt_buf_putc(fmt_buf *tb, char c)
 {
     if (reserve(tb, 1) != 0) return;
     tb->data[tb->length++] = c;
 }
 
-void etl_textbuf_printf(etl_textbuf *tb, const char *fmt, ...)
+void fmt_buf_printf(fmt_buf *tb, const char *fmt, ...)
 {
     char small[128];
     va_list ap;
@@ -74,7 +74,7 @@ void etl_textbuf_printf(etl_textbuf *tb, const char *fmt, ...)
     va_end(ap);
     if (n < 0) return;
     if ((size_t)n < sizeof small) {
-        etl_textbuf_append(tb, small, (size_t)n);
+        fmt_buf_append(tb, small, (size_t)n);
         return;
     }
     if (reserve(tb, (size_t)n) != 0) return;
@@ -84,7 +84,7 @@ void etl_textbuf_printf(etl_textbuf *tb, const char *fmt, ...)
     tb->length += (size_t)n;
 }
 
-void etl_textbuf_put_codepoint(etl_textbuf *tb, uint32_t cp)
+void fmt_buf_put_codepoint(fmt_buf *tb, uint32_t cp)
 {
     char b[4];
     size_t n;
@@ -107,10 +107,10 @@ void etl_textbuf_put_codepoint(etl_textbuf *tb, uint32_t cp)
         b[3] = (char)(0x80 | (cp & 0x3F));
         n = 4;
     }
-    etl_textbuf_append(tb, b, n);
+    fmt_buf_append(tb, b, n);
 }
 
-void etl_textbuf_put_hex(etl_textbuf *tb, const uint8_t *bytes, size_t length, int upper)
+void fmt_buf_put_hex(fmt_buf *tb, const uint8_t *bytes, size_t length, int upper)
 {
     const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
     if (length > SIZE_MAX / 4 || reserve(tb, length * 2) != 0) return;
@@ -122,23 +122,23 @@ void etl_textbuf_put_hex(etl_textbuf *tb, const uint8_t *bytes, size_t length, i
     tb->length += length * 2;
 }
 
-char *etl_textbuf_grow(etl_textbuf *tb, size_t extra)
+char *fmt_buf_grow(fmt_buf *tb, size_t extra)
 {
     return reserve(tb, extra) == 0 ? tb->data + tb->length : NULL;
 }
 
-const char *etl_textbuf_cstr(etl_textbuf *tb)
+const char *fmt_buf_cstr(fmt_buf *tb)
 {
     if (reserve(tb, 0) != 0) return "";
     tb->data[tb->length] = '\0';
     return tb->data;
 }
 
-int etl_textbuf_flush(etl_textbuf *tb, const etl_sink *sink)
+int fmt_buf_flush(fmt_buf *tb, const etl_sink *sink)
 {
     int rc = tb->failed ? -1 : 0;
     if (rc == 0 && tb->length > 0 && sink->write(sink->ctx, tb->data, tb->length) != 0) rc = -1;
-    etl_textbuf_reset(tb);
+    fmt_buf_reset(tb);
     return rc;
 }
 
@@ -157,36 +157,36 @@ etl_sink etl_sink_stdio(FILE *stream)
 
 /* ---- line writers ---------------------------------------------------------------------------------------- */
 
-void *etl_line_writer_create(const etl_sink *sink, const etl_writer_options *options)
+void *fmt_line_writer_create(const etl_sink *sink, const etl_writer_options *options)
 {
-    etl_line_writer *w = calloc(1, sizeof *w);
+    fmt_line_writer *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->sink = *sink;
     w->options = *options;
-    etl_textbuf_init(&w->line);
+    fmt_buf_init(&w->line);
     return w;
 }
 
-void etl_line_writer_destroy(void *state)
+void fmt_line_writer_destroy(void *state)
 {
-    etl_line_writer *w = state;
+    fmt_line_writer *w = state;
     if (!w) return;
-    etl_textbuf_free(&w->line);
+    fmt_buf_free(&w->line);
     free(w);
 }
 
-etl_local_clock *etl_line_writer_clock(etl_line_writer *w)
+fmt_local_clock *fmt_line_writer_clock(fmt_line_writer *w)
 {
     return w->options.local_time ? &w->clock : NULL;
 }
 
-int etl_writer_begin_nothing(void *state)
+int fmt_begin_nothing(void *state)
 {
     (void)state;
     return 0;
 }
 
-int etl_writer_end_nothing(void *state, const etl_run_totals *totals)
+int fmt_end_nothing(void *state, const etl_run_totals *totals)
 {
     (void)state;
     (void)totals;
@@ -195,7 +195,7 @@ int etl_writer_end_nothing(void *state, const etl_run_totals *totals)
 
 /* ---- UTF-8 --------------------------------------------------------------------------------------------- */
 
-size_t etl_utf8_decode(const unsigned char *s, size_t length, uint32_t *cp)
+size_t fmt_utf8_decode(const unsigned char *s, size_t length, uint32_t *cp)
 {
     unsigned c = s[0];
     size_t need;
@@ -229,7 +229,7 @@ size_t etl_utf8_decode(const unsigned char *s, size_t length, uint32_t *cp)
 /* ---- event facts ----------------------------------------------------------------------------------------- */
 
 /* Seconds east of UTC this machine had at `unix_seconds`. */
-static long local_offset_seconds(etl_local_clock *clock, int64_t unix_seconds)
+static long local_offset_seconds(fmt_local_clock *clock, int64_t unix_seconds)
 {
     int64_t slot = unix_seconds / 1800;
     if (clock->valid && slot == clock->slot) return clock->offset_seconds;
@@ -246,7 +246,7 @@ static long local_offset_seconds(etl_local_clock *clock, int64_t unix_seconds)
 #define FILETIME_TICKS_PER_SECOND 10000000LL
 #define FILETIME_UNIX_EPOCH_SECONDS 11644473600LL
 
-char *etl_format_event_time(int64_t filetime, int digits, etl_local_clock *local, char *buf, size_t cap)
+char *fmt_event_time(int64_t filetime, int digits, fmt_local_clock *local, char *buf, size_t cap)
 {
     if (!local) return etl_filetime_format(filetime, digits, buf, cap);
     long off = local_offset_seconds(local, filetime / FILETIME_TICKS_PER_SECOND - FILETIME_UNIX_EPOCH_SECONDS);
@@ -258,7 +258,7 @@ char *etl_format_event_time(int64_t filetime, int digits, etl_local_clock *local
     return buf;
 }
 
-int etl_event_related_activity(const etl_event_record *record, etl_guid *out)
+int fmt_related_activity(const etl_event_record *record, etl_guid *out)
 {
     for (uint16_t i = 0; record->extended_data && i < record->extended_data_count; i++) {
         const etl_extended_item *x = &record->extended_data[i];
@@ -270,7 +270,7 @@ int etl_event_related_activity(const etl_event_record *record, etl_guid *out)
     return 0;
 }
 
-const char *etl_event_known_provider(const etl_decoded_event *event)
+const char *fmt_known_provider(const etl_decoded_event *event)
 {
     const char *name = event->provider_name;
     if (event->info && event->info->provider_name && event->info->provider_name[0])
@@ -279,7 +279,7 @@ const char *etl_event_known_provider(const etl_decoded_event *event)
     return name;
 }
 
-const char *etl_event_task_display(const etl_decoded_event *event)
+const char *fmt_task_display(const etl_decoded_event *event)
 {
     if (event->task_name && event->task_name[0]) return event->task_name;
     if (event->source == ETL_SOURCE_TRACELOGGING && event->info && event->info->event_name)
@@ -293,14 +293,14 @@ static int is_classic(const etl_decoded_event *event)
     return (event->record->header.flags & ETL_EVENT_FLAG_CLASSIC_HEADER) != 0;
 }
 
-etl_guid etl_event_provider_guid(const etl_decoded_event *event)
+etl_guid fmt_provider_guid(const etl_decoded_event *event)
 {
     if (event->info && is_classic(event) && !etl_guid_is_zero(&event->info->provider_guid))
         return event->info->provider_guid;
     return event->record->header.provider_id;
 }
 
-int etl_event_class_guid(const etl_decoded_event *event, etl_guid *out)
+int fmt_class_guid(const etl_decoded_event *event, etl_guid *out)
 {
     if (!is_classic(event)) return 0;
     if (event->info && !etl_guid_is_zero(&event->info->event_guid))

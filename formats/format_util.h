@@ -10,80 +10,80 @@
 
 #include "etl/etl_writer.h"
 
-typedef struct etl_textbuf {
+typedef struct fmt_buf {
     char *data;
     size_t length;
     size_t capacity;
     int failed;  /* an allocation failed: the content is incomplete */
-} etl_textbuf;
+} fmt_buf;
 
-void etl_textbuf_init(etl_textbuf *tb);
-void etl_textbuf_free(etl_textbuf *tb);
-void etl_textbuf_reset(etl_textbuf *tb);
-void etl_textbuf_append(etl_textbuf *tb, const char *data, size_t length);
-void etl_textbuf_puts(etl_textbuf *tb, const char *text);
-void etl_textbuf_putc(etl_textbuf *tb, char c);
+void fmt_buf_init(fmt_buf *tb);
+void fmt_buf_free(fmt_buf *tb);
+void fmt_buf_reset(fmt_buf *tb);
+void fmt_buf_append(fmt_buf *tb, const char *data, size_t length);
+void fmt_buf_puts(fmt_buf *tb, const char *text);
+void fmt_buf_putc(fmt_buf *tb, char c);
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-void etl_textbuf_printf(etl_textbuf *tb, const char *fmt, ...);
+void fmt_buf_printf(fmt_buf *tb, const char *fmt, ...);
 /* Appends the code point as UTF-8. */
-void etl_textbuf_put_codepoint(etl_textbuf *tb, uint32_t cp);
+void fmt_buf_put_codepoint(fmt_buf *tb, uint32_t cp);
 /* Appends bytes as hex without separators. */
-void etl_textbuf_put_hex(etl_textbuf *tb, const uint8_t *bytes, size_t length, int upper);
+void fmt_buf_put_hex(fmt_buf *tb, const uint8_t *bytes, size_t length, int upper);
 /* Room for `extra` more bytes at the end (advance `length` by what was used); NULL on failure. */
-char *etl_textbuf_grow(etl_textbuf *tb, size_t extra);
+char *fmt_buf_grow(fmt_buf *tb, size_t extra);
 /* NUL-terminated view of the content ("" when empty). */
-const char *etl_textbuf_cstr(etl_textbuf *tb);
+const char *fmt_buf_cstr(fmt_buf *tb);
 /* Writes the content to the sink and empties the buffer; -1 when the sink or an allocation failed. */
-int etl_textbuf_flush(etl_textbuf *tb, const etl_sink *sink);
+int fmt_buf_flush(fmt_buf *tb, const etl_sink *sink);
 
 /* Decodes one UTF-8 sequence of at most `length` bytes (length >= 1). Returns the bytes consumed (>= 1);
  * *cp is U+FFFD for a malformed, overlong or surrogate sequence. */
-size_t etl_utf8_decode(const unsigned char *s, size_t length, uint32_t *cp);
+size_t fmt_utf8_decode(const unsigned char *s, size_t length, uint32_t *cp);
 
 /* The local UTC offset of the last half-hour slot asked for: localtime_r is slow and offsets change only
  * on such boundaries. One per writer. */
-typedef struct etl_local_clock {
+typedef struct fmt_local_clock {
     int64_t slot;
     long offset_seconds;
     int valid;
-} etl_local_clock;
+} fmt_local_clock;
 
 /* Event time as ISO-8601: UTC ("...Z") when `local` is NULL, else the local time of this machine with its
  * exact offset ("...+08:00"). `digits` fraction digits (7 = 100 ns; 9 = tracerpt's form). */
-char *etl_format_event_time(int64_t filetime, int digits, etl_local_clock *local, char *buf, size_t cap);
+char *fmt_event_time(int64_t filetime, int digits, fmt_local_clock *local, char *buf, size_t cap);
 
 /* State shared by the writers that build one line per event (csv, table, jsonl). */
-typedef struct etl_line_writer {
+typedef struct fmt_line_writer {
     etl_sink sink;
     etl_writer_options options;
-    etl_local_clock clock;
-    etl_textbuf line;
+    fmt_local_clock clock;
+    fmt_buf line;
     size_t cells;  /* cells written on the current line */
-} etl_line_writer;
+} fmt_line_writer;
 
-void *etl_line_writer_create(const etl_sink *sink, const etl_writer_options *options);
-void etl_line_writer_destroy(void *state);
-/* The clock to pass to etl_format_event_time (NULL for UTC). */
-etl_local_clock *etl_line_writer_clock(etl_line_writer *w);
-int etl_writer_begin_nothing(void *state);
-int etl_writer_end_nothing(void *state, const etl_run_totals *totals);
+void *fmt_line_writer_create(const etl_sink *sink, const etl_writer_options *options);
+void fmt_line_writer_destroy(void *state);
+/* The clock to pass to fmt_event_time (NULL for UTC). */
+fmt_local_clock *fmt_line_writer_clock(fmt_line_writer *w);
+int fmt_begin_nothing(void *state);
+int fmt_end_nothing(void *state, const etl_run_totals *totals);
 
 /* RelatedActivityID from the record's extended data; 1 when present. */
-int etl_event_related_activity(const etl_event_record *record, etl_guid *out);
+int fmt_related_activity(const etl_event_record *record, etl_guid *out);
 
 /* The provider name when a real one is known (not just the GUID text), else NULL. */
-const char *etl_event_known_provider(const etl_decoded_event *event);
+const char *fmt_known_provider(const etl_decoded_event *event);
 
 /* The name shown as "Task": the task name, or the event name for TraceLogging (tracerpt puts the
  * TraceLogging event name in RenderingInfo/Task). NULL when there is none. */
-const char *etl_event_task_display(const etl_decoded_event *event);
+const char *fmt_task_display(const etl_decoded_event *event);
 
 /* Provider GUID to print: the schema's provider GUID when it has one, else the record's. */
-etl_guid etl_event_provider_guid(const etl_decoded_event *event);
+etl_guid fmt_provider_guid(const etl_decoded_event *event);
 
 /* Classic (MOF) events: the event-class GUID; 0 when the event is not a classic one. */
-int etl_event_class_guid(const etl_decoded_event *event, etl_guid *out);
+int fmt_class_guid(const etl_decoded_event *event, etl_guid *out);
 
 #endif

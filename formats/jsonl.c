@@ -21,59 +21,59 @@ static const char *source_word(etl_schema_source source)
     return (unsigned)source < ETL_SOURCE_COUNT ? words[source] : "none";
 }
 
-static void put_string(etl_textbuf *tb, const char *value)
+static void put_string(fmt_buf *tb, const char *value)
 {
-    etl_textbuf_putc(tb, '"');
+    fmt_buf_putc(tb, '"');
     const unsigned char *s = (const unsigned char *)(value ? value : "");
     size_t n = strlen((const char *)s);
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t used = etl_utf8_decode(s + i, n - i, &cp);
+        size_t used = fmt_utf8_decode(s + i, n - i, &cp);
         switch (cp) {
-        case '"': etl_textbuf_puts(tb, "\\\""); break;
-        case '\\': etl_textbuf_puts(tb, "\\\\"); break;
-        case '\n': etl_textbuf_puts(tb, "\\n"); break;
-        case '\r': etl_textbuf_puts(tb, "\\r"); break;
-        case '\t': etl_textbuf_puts(tb, "\\t"); break;
-        case '\b': etl_textbuf_puts(tb, "\\b"); break;
-        case '\f': etl_textbuf_puts(tb, "\\f"); break;
+        case '"': fmt_buf_puts(tb, "\\\""); break;
+        case '\\': fmt_buf_puts(tb, "\\\\"); break;
+        case '\n': fmt_buf_puts(tb, "\\n"); break;
+        case '\r': fmt_buf_puts(tb, "\\r"); break;
+        case '\t': fmt_buf_puts(tb, "\\t"); break;
+        case '\b': fmt_buf_puts(tb, "\\b"); break;
+        case '\f': fmt_buf_puts(tb, "\\f"); break;
         default:
             if (cp < 0x20)
-                etl_textbuf_printf(tb, "\\u%04X", (unsigned)cp);
+                fmt_buf_printf(tb, "\\u%04X", (unsigned)cp);
             else if (cp == 0xFFFD)
-                etl_textbuf_put_codepoint(tb, cp);
+                fmt_buf_put_codepoint(tb, cp);
             else
-                etl_textbuf_append(tb, (const char *)s + i, used);
+                fmt_buf_append(tb, (const char *)s + i, used);
         }
         i += used;
     }
-    etl_textbuf_putc(tb, '"');
+    fmt_buf_putc(tb, '"');
 }
 
-static void put_member(etl_textbuf *tb, const char *key, const char *value)
+static void put_member(fmt_buf *tb, const char *key, const char *value)
 {
-    etl_textbuf_printf(tb, ",\"%s\":", key);
+    fmt_buf_printf(tb, ",\"%s\":", key);
     if (value)
         put_string(tb, value);
     else
-        etl_textbuf_puts(tb, "null");
+        fmt_buf_puts(tb, "null");
 }
 
-static void put_number(etl_textbuf *tb, const char *key, uint64_t value)
+static void put_number(fmt_buf *tb, const char *key, uint64_t value)
 {
-    etl_textbuf_printf(tb, ",\"%s\":%" PRIu64, key, value);
+    fmt_buf_printf(tb, ",\"%s\":%" PRIu64, key, value);
 }
 
 /* The nested `fields` object. Markers that do not match the open container are ignored, and whatever is
  * still open at the end is closed, so the output is valid whatever the decoder delivered. */
-static void put_fields(etl_textbuf *tb, const etl_decoded_event *ev)
+static void put_fields(fmt_buf *tb, const etl_decoded_event *ev)
 {
     char open[MAX_NESTING];  /* '{' or '[' per open container */
     int first[MAX_NESTING];
     int top = 0, skipped = 0;
     open[0] = '{';
     first[0] = 1;
-    etl_textbuf_puts(tb, ",\"fields\":{");
+    fmt_buf_puts(tb, ",\"fields\":{");
     for (size_t i = 0; i < ev->field_count; i++) {
         const etl_field *f = &ev->fields[i];
         int begins = f->kind == ETL_FIELD_STRUCT_BEGIN || f->kind == ETL_FIELD_ARRAY_BEGIN;
@@ -82,7 +82,7 @@ static void put_fields(etl_textbuf *tb, const etl_decoded_event *ev)
             if (skipped > 0) {
                 skipped--;
             } else if (top > 0 && open[top] == want) {
-                etl_textbuf_putc(tb, want == '{' ? '}' : ']');
+                fmt_buf_putc(tb, want == '{' ? '}' : ']');
                 top--;
             }
             continue;
@@ -91,39 +91,39 @@ static void put_fields(etl_textbuf *tb, const etl_decoded_event *ev)
             skipped++;  /* too deep: its members are written flat into the current container */
             continue;
         }
-        if (!first[top]) etl_textbuf_putc(tb, ',');
+        if (!first[top]) fmt_buf_putc(tb, ',');
         first[top] = 0;
         if (open[top] == '{') {
             put_string(tb, f->name);
-            etl_textbuf_putc(tb, ':');
+            fmt_buf_putc(tb, ':');
         }
         if (begins) {
             top++;
             open[top] = f->kind == ETL_FIELD_STRUCT_BEGIN ? '{' : '[';
             first[top] = 1;
-            etl_textbuf_putc(tb, open[top]);
+            fmt_buf_putc(tb, open[top]);
         } else {
             put_string(tb, f->value);
         }
     }
-    while (top > 0) etl_textbuf_putc(tb, open[top--] == '{' ? '}' : ']');
-    etl_textbuf_putc(tb, '}');
+    while (top > 0) fmt_buf_putc(tb, open[top--] == '{' ? '}' : ']');
+    fmt_buf_putc(tb, '}');
 }
 
 static int jsonl_event(void *state, const etl_decoded_event *ev)
 {
-    etl_line_writer *st = state;
-    etl_textbuf *tb = &st->line;
+    fmt_line_writer *st = state;
+    fmt_buf *tb = &st->line;
     const etl_event_record *r = ev->record;
     const etl_event_header *h = &r->header;
     char text[64], guid[40];
 
-    etl_format_event_time(h->timestamp, 7, etl_line_writer_clock(st), text, sizeof text);
-    etl_textbuf_puts(tb, "{\"time\":");
+    fmt_event_time(h->timestamp, 7, fmt_line_writer_clock(st), text, sizeof text);
+    fmt_buf_puts(tb, "{\"time\":");
     put_string(tb, text);
-    etl_textbuf_printf(tb, ",\"timestamp\":%" PRId64, r->raw_timestamp);
+    fmt_buf_printf(tb, ",\"timestamp\":%" PRId64, r->raw_timestamp);
     put_member(tb, "provider", ev->provider_name);
-    etl_guid pg = etl_event_provider_guid(ev);
+    etl_guid pg = fmt_provider_guid(ev);
     put_member(tb, "provider_guid", etl_guid_format(&pg, guid, 0));
     put_member(tb, "event", ev->event_name);
     put_number(tb, "id", h->descriptor.id);
@@ -140,29 +140,29 @@ static int jsonl_event(void *state, const etl_decoded_event *ev)
     put_member(tb, "activity_id", etl_guid_format(&h->activity_id, guid, 0));
     etl_guid related;
     put_member(tb, "related_activity_id",
-               etl_event_related_activity(r, &related) ? etl_guid_format(&related, guid, 0) : NULL);
+               fmt_related_activity(r, &related) ? etl_guid_format(&related, guid, 0) : NULL);
     put_member(tb, "source", source_word(ev->source));
     put_member(tb, "status", ev->status == ETL_DECODE_OK ? "ok" : ev->status == ETL_DECODE_NO_SCHEMA ? "no_schema"
                                                                                                    : "error");
     if (ev->status == ETL_DECODE_NO_SCHEMA) {
-        etl_textbuf_puts(tb, ",\"fields\":{}");
-        etl_textbuf_puts(tb, ",\"payload\":\"");
-        etl_textbuf_put_hex(tb, r->user_data, r->user_data_length, 1);
-        etl_textbuf_putc(tb, '"');
+        fmt_buf_puts(tb, ",\"fields\":{}");
+        fmt_buf_puts(tb, ",\"payload\":\"");
+        fmt_buf_put_hex(tb, r->user_data, r->user_data_length, 1);
+        fmt_buf_putc(tb, '"');
     } else {
         put_fields(tb, ev);
         if (ev->status == ETL_DECODE_ERROR) {
-            etl_textbuf_puts(tb, ",\"payload\":\"");
-            etl_textbuf_put_hex(tb, ev->undecoded, ev->undecoded_length, 1);
-            etl_textbuf_putc(tb, '"');
+            fmt_buf_puts(tb, ",\"payload\":\"");
+            fmt_buf_put_hex(tb, ev->undecoded, ev->undecoded_length, 1);
+            fmt_buf_putc(tb, '"');
             put_member(tb, "error", ev->error ? ev->error : "");
         }
     }
-    etl_textbuf_puts(tb, "}\n");
-    return etl_textbuf_flush(tb, &st->sink);
+    fmt_buf_puts(tb, "}\n");
+    return fmt_buf_flush(tb, &st->sink);
 }
 
 const etl_writer_format etl_writer_jsonl = {
     "jsonl", "json|ndjson", ".jsonl", "JSON Lines: one object per event with nested fields",
-    etl_line_writer_create, etl_writer_begin_nothing, jsonl_event, etl_writer_end_nothing, etl_line_writer_destroy,
+    fmt_line_writer_create, fmt_begin_nothing, jsonl_event, fmt_end_nothing, fmt_line_writer_destroy,
 };

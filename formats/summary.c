@@ -28,7 +28,7 @@ typedef struct summary_row {
 
 typedef struct summary_state {
     etl_sink sink;
-    etl_textbuf text;
+    fmt_buf text;
     summary_row *rows;      /* in first-seen order */
     size_t row_count, row_capacity;
     uint32_t *slots;        /* hash slots: row index + 1, 0 = empty */
@@ -80,7 +80,7 @@ static int summary_event(void *state, const etl_decoded_event *ev)
     const etl_event_header *h = &ev->record->header;
     summary_key key;
     memset(&key, 0, sizeof key);
-    if (!etl_event_class_guid(ev, &key.guid)) key.guid = h->provider_id;
+    if (!fmt_class_guid(ev, &key.guid)) key.guid = h->provider_id;
     key.id = h->descriptor.id;
     key.task = h->descriptor.task;
     key.version = h->descriptor.version;
@@ -105,7 +105,7 @@ static int summary_event(void *state, const etl_decoded_event *ev)
         st->row_capacity = cap;
     }
     summary_row *row = &st->rows[st->row_count];
-    const char *name = etl_event_task_display(ev);
+    const char *name = fmt_task_display(ev);
     if (!name && ev->info) name = ev->info->event_name;
     if (!name) name = ev->status == ETL_DECODE_NO_SCHEMA ? "Unknown" : ev->event_name;
     row->key = key;
@@ -121,57 +121,57 @@ static int summary_event(void *state, const etl_decoded_event *ev)
     return 0;
 }
 
-static void box_line(etl_textbuf *tb)
+static void box_line(fmt_buf *tb)
 {
-    etl_textbuf_putc(tb, '+');
-    for (int i = 0; i < TABLE_INNER_WIDTH; i++) etl_textbuf_putc(tb, '-');
-    etl_textbuf_puts(tb, "+\n");
+    fmt_buf_putc(tb, '+');
+    for (int i = 0; i < TABLE_INNER_WIDTH; i++) fmt_buf_putc(tb, '-');
+    fmt_buf_puts(tb, "+\n");
 }
 
 /* "|" + text padded to the box width + "|" (wider text just pushes the border out). */
-static void box_row(etl_textbuf *tb, const char *text)
+static void box_row(fmt_buf *tb, const char *text)
 {
     size_t n = strlen(text);
-    etl_textbuf_putc(tb, '|');
-    etl_textbuf_puts(tb, text);
-    for (size_t i = n; i < TABLE_INNER_WIDTH; i++) etl_textbuf_putc(tb, ' ');
-    etl_textbuf_puts(tb, "|\n");
+    fmt_buf_putc(tb, '|');
+    fmt_buf_puts(tb, text);
+    for (size_t i = n; i < TABLE_INNER_WIDTH; i++) fmt_buf_putc(tb, ' ');
+    fmt_buf_puts(tb, "|\n");
 }
 
 static int summary_end(void *state, const etl_run_totals *t)
 {
     summary_state *st = state;
     static const etl_run_totals none;
-    etl_textbuf *tb = &st->text;
+    fmt_buf *tb = &st->text;
     if (!t) t = &none;
-    etl_textbuf_puts(tb, "Files Processed:\n");
-    for (size_t i = 0; i < t->file_count && t->files; i++) etl_textbuf_printf(tb, "\t%s\n", t->files[i]);
-    etl_textbuf_printf(tb, "Total Buffers Processed %" PRIu64 "\n", t->buffers);
-    etl_textbuf_printf(tb, "Total Events  Processed %" PRIu64 "\n", t->events);
-    etl_textbuf_printf(tb, "Total Events  Lost      %" PRIu64 "\n", t->events_lost);
-    etl_textbuf_printf(tb, "Total Buffers Lost      %" PRIu64 "\n", t->buffers_lost);
-    etl_textbuf_printf(tb, "Total Format  Errors    %" PRIu64 "\n", t->format_errors);
-    etl_textbuf_printf(tb, "Total Formats Unknown   %" PRIu64 "\n", t->unknown_formats);
-    etl_textbuf_printf(tb, "Elapsed Time            %.0f sec\n", t->elapsed_seconds);
+    fmt_buf_puts(tb, "Files Processed:\n");
+    for (size_t i = 0; i < t->file_count && t->files; i++) fmt_buf_printf(tb, "\t%s\n", t->files[i]);
+    fmt_buf_printf(tb, "Total Buffers Processed %" PRIu64 "\n", t->buffers);
+    fmt_buf_printf(tb, "Total Events  Processed %" PRIu64 "\n", t->events);
+    fmt_buf_printf(tb, "Total Events  Lost      %" PRIu64 "\n", t->events_lost);
+    fmt_buf_printf(tb, "Total Buffers Lost      %" PRIu64 "\n", t->buffers_lost);
+    fmt_buf_printf(tb, "Total Format  Errors    %" PRIu64 "\n", t->format_errors);
+    fmt_buf_printf(tb, "Total Formats Unknown   %" PRIu64 "\n", t->unknown_formats);
+    fmt_buf_printf(tb, "Elapsed Time            %.0f sec\n", t->elapsed_seconds);
     box_line(tb);
     box_row(tb, "EventCount    EventName    EventType         Guid");
     box_line(tb);
-    etl_textbuf text;
-    etl_textbuf_init(&text);
+    fmt_buf text;
+    fmt_buf_init(&text);
     for (size_t r = 0; r < st->row_count; r++) {
         const summary_row *row = &st->rows[r];
         char guid[40];
         etl_guid_format(&row->key.guid, guid, 0);
         guid[37] = '\0';  /* tracefmt prints the GUID without braces */
-        etl_textbuf_reset(&text);
-        etl_textbuf_printf(&text, "%10" PRIu64 "    %-12s %-17s %s", row->count, row->name, row->type, guid + 1);
-        box_row(tb, etl_textbuf_cstr(&text));
+        fmt_buf_reset(&text);
+        fmt_buf_printf(&text, "%10" PRIu64 "    %-12s %-17s %s", row->count, row->name, row->type, guid + 1);
+        box_row(tb, fmt_buf_cstr(&text));
     }
     int failed = text.failed;
-    etl_textbuf_free(&text);
+    fmt_buf_free(&text);
     box_line(tb);
     if (failed) return -1;
-    return etl_textbuf_flush(tb, &st->sink);
+    return fmt_buf_flush(tb, &st->sink);
 }
 
 static int summary_begin(void *state)
@@ -190,7 +190,7 @@ static void summary_destroy(void *state)
     }
     free(st->rows);
     free(st->slots);
-    etl_textbuf_free(&st->text);
+    fmt_buf_free(&st->text);
     free(st);
 }
 
@@ -200,7 +200,7 @@ static void *summary_create(const etl_sink *sink, const etl_writer_options *opti
     summary_state *st = calloc(1, sizeof *st);
     if (!st) return NULL;
     st->sink = *sink;
-    etl_textbuf_init(&st->text);
+    fmt_buf_init(&st->text);
     if (rehash(st, 256) != 0) {
         free(st);
         return NULL;

@@ -8,12 +8,12 @@
 
 #include "format_util.h"
 
-static void separator(etl_line_writer *st)
+static void separator(fmt_line_writer *st)
 {
-    if (st->cells++ > 0) etl_textbuf_putc(&st->line, '\t');
+    if (st->cells++ > 0) fmt_buf_putc(&st->line, '\t');
 }
 
-static void cell(etl_line_writer *st, const char *value)
+static void cell(fmt_line_writer *st, const char *value)
 {
     separator(st);
     if (!value) return;
@@ -21,34 +21,34 @@ static void cell(etl_line_writer *st, const char *value)
     size_t n = strlen(value);
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t used = etl_utf8_decode(s + i, n - i, &cp);
+        size_t used = fmt_utf8_decode(s + i, n - i, &cp);
         switch (cp) {
-        case '\\': etl_textbuf_puts(&st->line, "\\\\"); break;
-        case '\t': etl_textbuf_puts(&st->line, "\\t"); break;
-        case '\n': etl_textbuf_puts(&st->line, "\\n"); break;
-        case '\r': etl_textbuf_puts(&st->line, "\\r"); break;
+        case '\\': fmt_buf_puts(&st->line, "\\\\"); break;
+        case '\t': fmt_buf_puts(&st->line, "\\t"); break;
+        case '\n': fmt_buf_puts(&st->line, "\\n"); break;
+        case '\r': fmt_buf_puts(&st->line, "\\r"); break;
         default:
             if (cp < 0x20 || cp == 0x7F)
-                etl_textbuf_printf(&st->line, "\\x%02X", (unsigned)cp);
+                fmt_buf_printf(&st->line, "\\x%02X", (unsigned)cp);
             else if (cp == 0xFFFD)
-                etl_textbuf_put_codepoint(&st->line, cp);
+                fmt_buf_put_codepoint(&st->line, cp);
             else
-                etl_textbuf_append(&st->line, (const char *)s + i, used);
+                fmt_buf_append(&st->line, (const char *)s + i, used);
         }
         i += used;
     }
 }
 
-static void hex_cell(etl_line_writer *st, const uint8_t *bytes, size_t length)
+static void hex_cell(fmt_line_writer *st, const uint8_t *bytes, size_t length)
 {
     separator(st);
-    etl_textbuf_puts(&st->line, "0x");
-    etl_textbuf_put_hex(&st->line, bytes, length, 1);
+    fmt_buf_puts(&st->line, "0x");
+    fmt_buf_put_hex(&st->line, bytes, length, 1);
 }
 
 static int table_event(void *state, const etl_decoded_event *ev)
 {
-    etl_line_writer *st = state;
+    fmt_line_writer *st = state;
     const etl_event_record *r = ev->record;
     unsigned cols = st->options.table_columns;
     char text[64];
@@ -56,7 +56,7 @@ static int table_event(void *state, const etl_decoded_event *ev)
         if (st->options.raw_timestamps)
             snprintf(text, sizeof text, "%" PRId64, r->raw_timestamp);
         else
-            etl_format_event_time(r->header.timestamp, 7, etl_line_writer_clock(st), text, sizeof text);
+            fmt_event_time(r->header.timestamp, 7, fmt_line_writer_clock(st), text, sizeof text);
         cell(st, text);
     }
     if (cols & ETL_TABLE_PID) {
@@ -80,12 +80,12 @@ static int table_event(void *state, const etl_decoded_event *ev)
             if (ev->fields[i].kind == ETL_FIELD_VALUE) cell(st, ev->fields[i].value);
         if (ev->status == ETL_DECODE_ERROR && ev->undecoded_length) hex_cell(st, ev->undecoded, ev->undecoded_length);
     }
-    etl_textbuf_putc(&st->line, '\n');
+    fmt_buf_putc(&st->line, '\n');
     st->cells = 0;
-    return etl_textbuf_flush(&st->line, &st->sink);
+    return fmt_buf_flush(&st->line, &st->sink);
 }
 
 const etl_writer_format etl_writer_table = {
     "table", "txt|text", ".txt", "one tab-separated line per event: [columns] EventName Data1 Data2 ...",
-    etl_line_writer_create, etl_writer_begin_nothing, table_event, etl_writer_end_nothing, etl_line_writer_destroy,
+    fmt_line_writer_create, fmt_begin_nothing, table_event, fmt_end_nothing, fmt_line_writer_destroy,
 };

@@ -22,10 +22,10 @@
 typedef struct xml_state {
     etl_sink sink;
     etl_writer_options options;
-    etl_local_clock clock;
+    fmt_local_clock clock;
     xmlDocPtr doc;          /* carries encoding "UTF-8" so the serializer keeps non-ASCII text as is */
     xmlBufferPtr out;       /* one event, flushed to the sink after each event */
-    etl_textbuf clean;      /* scratch: text with forbidden characters replaced */
+    fmt_buf clean;      /* scratch: text with forbidden characters replaced */
     int failed;
 } xml_state;
 
@@ -53,21 +53,21 @@ static void put_text(xml_state *st, const char *text)
     if (!text) return;
     const unsigned char *s = (const unsigned char *)text;
     size_t n = strlen(text);
-    etl_textbuf_reset(&st->clean);
+    fmt_buf_reset(&st->clean);
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t used = etl_utf8_decode(s + i, n - i, &cp);
+        size_t used = fmt_utf8_decode(s + i, n - i, &cp);
         if (!xml_allowed(cp)) cp = 0xFFFD;
         if (cp < 0x80)
-            etl_textbuf_putc(&st->clean, (char)cp);
+            fmt_buf_putc(&st->clean, (char)cp);
         else if (cp == 0xFFFD)
-            etl_textbuf_put_codepoint(&st->clean, cp);
+            fmt_buf_put_codepoint(&st->clean, cp);
         else
-            etl_textbuf_append(&st->clean, (const char *)s + i, used);
+            fmt_buf_append(&st->clean, (const char *)s + i, used);
         i += used;
     }
     if (st->clean.failed) st->failed = 1;
-    xmlAttrSerializeTxtContent(st->out, st->doc, NULL, (const xmlChar *)etl_textbuf_cstr(&st->clean));
+    xmlAttrSerializeTxtContent(st->out, st->doc, NULL, (const xmlChar *)fmt_buf_cstr(&st->clean));
 }
 
 /* <name>text</name> on its own line. */
@@ -113,13 +113,13 @@ static void write_system(xml_state *st, const etl_decoded_event *ev)
     char guid[40], text[64];
 
     put(st, "\t<System>\n\t\t<Provider");
-    const char *provider = etl_event_known_provider(ev);
+    const char *provider = fmt_known_provider(ev);
     if (provider) {
         put(st, " Name=\"");
         put_text(st, provider);
         put(st, "\"");
     }
-    etl_guid pg = etl_event_provider_guid(ev);
+    etl_guid pg = fmt_provider_guid(ev);
     put(st, " Guid=\"");
     put(st, etl_guid_format(&pg, guid, 0));
     put(st, "\" />\n");
@@ -134,14 +134,14 @@ static void write_system(xml_state *st, const etl_decoded_event *ev)
         snprintf(text, sizeof text, "%" PRId64, r->raw_timestamp);
         put(st, "\t\t<TimeCreated RawTime=\"");
     } else {
-        etl_format_event_time(h->timestamp, 9, st->options.local_time ? &st->clock : NULL, text, sizeof text);
+        fmt_event_time(h->timestamp, 9, st->options.local_time ? &st->clock : NULL, text, sizeof text);
         put(st, "\t\t<TimeCreated SystemTime=\"");
     }
     put(st, text);
     put(st, "\" />\n\t\t<Correlation ActivityID=\"");
     put(st, etl_guid_format(&h->activity_id, guid, 0));
     etl_guid related;
-    if (etl_event_related_activity(r, &related)) {
+    if (fmt_related_activity(r, &related)) {
         put(st, "\" RelatedActivityID=\"");
         put(st, etl_guid_format(&related, guid, 0));
     }
@@ -238,10 +238,10 @@ static void write_payload(xml_state *st, const etl_decoded_event *ev)
 
 static void write_rendering(xml_state *st, const etl_decoded_event *ev)
 {
-    const char *task = etl_event_task_display(ev);
-    const char *provider = etl_event_known_provider(ev);
+    const char *task = fmt_task_display(ev);
+    const char *provider = fmt_known_provider(ev);
     etl_guid class_guid;
-    int classic = etl_event_class_guid(ev, &class_guid);
+    int classic = fmt_class_guid(ev, &class_guid);
     int any = (ev->level_name && *ev->level_name) || (ev->opcode_name && *ev->opcode_name) ||
               ev->keyword_name_count > 0 || task || ev->message || (ev->channel_name && *ev->channel_name) ||
               provider || (classic && ev->task_name);
@@ -284,7 +284,7 @@ static int xml_event(void *state, const etl_decoded_event *ev)
     write_payload(st, ev);
     write_rendering(st, ev);
     etl_guid class_guid;
-    if (etl_event_class_guid(ev, &class_guid)) {
+    if (fmt_class_guid(ev, &class_guid)) {
         char guid[40];
         put(st, "\t<ExtendedTracingInfo xmlns=\"" TRACE_NS "\">\n\t\t<EventGuid>");
         put(st, etl_guid_format(&class_guid, guid, 0));
@@ -315,7 +315,7 @@ static void xml_destroy(void *state)
     if (!st) return;
     if (st->out) xmlBufferFree(st->out);
     if (st->doc) xmlFreeDoc(st->doc);
-    etl_textbuf_free(&st->clean);
+    fmt_buf_free(&st->clean);
     free(st);
 }
 
@@ -325,7 +325,7 @@ static void *xml_create(const etl_sink *sink, const etl_writer_options *options)
     if (!st) return NULL;
     st->sink = *sink;
     st->options = *options;
-    etl_textbuf_init(&st->clean);
+    fmt_buf_init(&st->clean);
     st->doc = xmlNewDoc((const xmlChar *)"1.0");
     st->out = xmlBufferCreate();
     if (st->doc) st->doc->encoding = xmlStrdup((const xmlChar *)"UTF-8");
