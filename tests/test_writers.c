@@ -330,7 +330,8 @@ static void test_xml_classic_event(void **state)
     assert_non_null(strstr(out, "<EventName xmlns=\"http://schemas.microsoft.com/win/2004/08/events/trace\">Process</EventName>"));
     assert_non_null(strstr(out, "<ExtendedTracingInfo xmlns=\"http://schemas.microsoft.com/win/2004/08/events/trace\">\n"
                                 "\t\t<EventGuid>{3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c}</EventGuid>"));
-    assert_non_null(strstr(out, "Guid=\"{9e814aad-3204-11d2-9a82-006008a86939}\""));
+    /* Provider Guid is the record's (for classic events the class GUID), as tracerpt prints the header */
+    assert_non_null(strstr(out, "<Provider Name=\"MSNT_SystemTrace\" Guid=\"{3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c}\" />"));
     xmlDocPtr doc = parse_xml(out);
     static const char *const top[] = {"System", "EventData", "RenderingInfo", "ExtendedTracingInfo"};
     assert_names(child_element(xmlDocGetRootElement(doc), 0), top, 4);
@@ -541,6 +542,45 @@ static void test_jsonl(void **state)
     free(out);
 }
 
+/* Hostile nesting: 100 structs deep, closed in the wrong order, still gives valid JSON and well-formed XML. */
+static void test_deep_and_unbalanced_nesting(void **state)
+{
+    (void)state;
+    fixture fx;
+    make_manifest_event(&fx);
+    enum { DEPTH = 100 };
+    static etl_field fields[2 * DEPTH + 3];
+    size_t n = 0;
+    for (int i = 0; i < DEPTH; i++) fields[n++] = (etl_field){ETL_FIELD_STRUCT_BEGIN, "s", NULL, 0, 0, (uint16_t)i, -1, NULL};
+    fields[n++] = (etl_field){ETL_FIELD_VALUE, "v", "x\x01y", ETL_IN_ANSISTRING, 0, DEPTH, -1, NULL};
+    fields[n++] = (etl_field){ETL_FIELD_ARRAY_END, "a", NULL, 0, 0, 0, -1, NULL};  /* never opened */
+    for (int i = 0; i < DEPTH / 2; i++) fields[n++] = (etl_field){ETL_FIELD_STRUCT_END, "s", NULL, 0, 0, 0, -1, NULL};
+    fx.event.fields = fields;
+    fx.event.field_count = n;
+    etl_writer_options opt = {0};
+    char *out = run_writer("jsonl", &opt, &fx.event, 1);
+    assert_int_equal(json_parse(out, strlen(out), NULL, NULL), 0);
+    free(out);
+    out = run_writer("xml", &opt, &fx.event, 1);
+    xmlFreeDoc(parse_xml(out));
+    free(out);
+}
+
+static void test_csv_compat_keeps_one_line(void **state)
+{
+    (void)state;
+    fixture fx;
+    make_manifest_event(&fx);
+    etl_writer_options opt = {0};
+    opt.csv_compat = 1;
+    char *out = run_writer("csv", &opt, &fx.event, 1);
+    int lines = 0;
+    for (char *p = out; *p; p++) lines += *p == '\n';
+    assert_int_equal(lines, 2);  /* header + one row: CR/LF inside values became spaces */
+    assert_non_null(strstr(out, ", a,b \"q\" <x>&amp;\ttab line \x01"));
+    free(out);
+}
+
 /* ---- summary ----------------------------------------------------------------------------------------- */
 
 static void test_summary(void **state)
@@ -585,6 +625,8 @@ int main(void)
         cmocka_unit_test(test_csv_compat),
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_jsonl),
+        cmocka_unit_test(test_deep_and_unbalanced_nesting),
+        cmocka_unit_test(test_csv_compat_keeps_one_line),
         cmocka_unit_test(test_summary),
         cmocka_unit_test(test_registry),
     };
