@@ -90,6 +90,16 @@ sanitize:
 deps:
 	@sh tests/ensure_deps.sh
 
+# `make fuzz`: libFuzzer targets tests/fuzz/*.c (clang), library built with ASan+UBSan into build-fuzz/.
+.PHONY: fuzz fuzz-targets
+fuzz:
+	@$(MAKE) --no-print-directory fuzz-targets BUILD=build-fuzz CC=clang OPTFLAGS="-O1 -g" \
+	    SANFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
+fuzz-targets: $(FUZZ_SRC:tests/%.c=$(BUILD)/%)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIBETL)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIBETL) $(DEPLIBS) -lm
+
 bench: $(ETLCONV)
 	@ETLCONV=$(ETLCONV) sh tests/bench.sh
 
@@ -111,6 +121,6 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/include/etl $(DESTDIR)$(DATADIR)
 
 clean:
-	rm -rf build build-san etlconv
+	rm -rf build build-san build-fuzz etlconv
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

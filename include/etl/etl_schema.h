@@ -6,6 +6,8 @@
 #ifndef ETL_ETL_SCHEMA_H
 #define ETL_ETL_SCHEMA_H
 
+#include <stdio.h>
+
 #include "etl.h"
 
 #ifdef __cplusplus
@@ -75,7 +77,10 @@ enum {
     ETL_PROP_HAS_TAGS = 0x40,
     ETL_PROP_HAS_CUSTOM_SCHEMA = 0x80,
     ETL_PROP_INLINE_COUNT = 0x1000,    /* TraceLogging variable array: a u16 element count precedes the data */
-    ETL_PROP_INLINE_LENGTH = 0x2000    /* TraceLogging binary: a u16 byte length precedes the data */
+    ETL_PROP_INLINE_LENGTH = 0x2000,   /* TraceLogging binary: a u16 byte length precedes the data */
+    ETL_PROP_OPTIONAL_TAIL = 0x4000    /* kernel MOF: the payload may end right before this property, or after
+                                        * any whole element of this array; decoding stops there, no error
+                                        * (StackWalk frame lists, PerfInfo Mark padding) */
 };
 
 /* Map flags (same numbers as MAP_FLAGS). */
@@ -174,6 +179,20 @@ int etl_schema_load_pe_file(etl_schema_registry *registry, const char *path, etl
 /* Every .man/.xml manifest and PE binary below a folder. */
 int etl_schema_load_directory(etl_schema_registry *registry, const char *path, etl_schema_source source,
                               etl_error *err);
+/* One command-line argument: a folder (as above), a manifest (.man/.xml/.manifest) or a PE binary. */
+int etl_schema_load_path(etl_schema_registry *registry, const char *path, etl_schema_source source,
+                         etl_error *err);
+/* The manifests shipped with etlconv (ETL_SOURCE_BUNDLED; $(PREFIX)/share/etlconv/schemas, or the source
+ * tree's src/schema/bundled when run from the build tree), then every entry of $ETLCONV_SCHEMA_PATH
+ * (colon-separated files/folders, loaded as user-supplied). Search path and precedence: docs/schemas.md. */
+int etl_schema_load_bundled(etl_schema_registry *registry, etl_error *err);
+/* -export: one instrumentation manifest describing the given providers' events (all providers when
+ * n == 0), from whatever source they came; loading it back decodes the same way. */
+int etl_schema_export_manifest(const etl_schema_registry *registry, const etl_guid *providers, size_t n,
+                               FILE *out, etl_error *err);
+/* Same for an explicit list of descriptions (e.g. the `info` of every decoded event, TraceLogging included;
+ * one description per (provider, id, version) is kept, the first). */
+int etl_schema_export_events(const etl_event_info *const *events, size_t count, FILE *out, etl_error *err);
 
 /* ---- decoding ----------------------------------------------------------------------------------------- */
 
@@ -217,10 +236,14 @@ typedef struct etl_decoded_event {
     uint32_t keyword_name_count;
     const char *message;            /* message with inserts substituted; NULL when the schema has none */
     const char *process_name;       /* from process rundown/start events; NULL when unknown */
+    uint32_t process_id;            /* the record's PID; for kernel events without one (0xFFFFFFFF, e.g.
+                                     * PERFINFO headers) the PID their payload names (ProcessId field, or the
+                                     * process of their ThreadId / TID), as PerfView's PID; else 0xFFFFFFFF */
     int string_only;                /* EVENT_HEADER_FLAG_STRING_ONLY: fields[0] is the bare string */
     size_t field_count;
     const etl_field *fields;
-    const uint8_t *undecoded;       /* NO_SCHEMA: the whole payload; ERROR: the bytes not decoded */
+    const uint8_t *undecoded;       /* NO_SCHEMA: the whole payload; ERROR: the bytes not decoded; OK: bytes
+                                     * after the last property (newer event versions; tracerpt ignores them) */
     size_t undecoded_length;
     const char *error;              /* ERROR: one-line reason */
 } etl_decoded_event;

@@ -52,45 +52,36 @@ static int build_lookup(const uint8_t *lengths_table, uint16_t *lookup)
     return next == HUFF_LOOKUP_SIZE ? ETL_OK : ETL_ERR_DECOMPRESS;
 }
 
-/* The 32-bit bit window of MS-XCA. `extra` is ExtraBitCount (bits buffered beyond the current 16); `real`
- * counts how many bits at the top of the window came from the input — refills past the end shift in zeros
- * that must never be consumed. */
+/* The 32-bit bit window of MS-XCA. `extra` is ExtraBitCount: bits buffered beyond the current 16. Like the
+ * specification's decoder, refilling reads the next word as soon as the window runs low, and a word that is
+ * not there is an error (the encoder's final flush always leaves one). */
 typedef struct bit_reader {
     const uint8_t *in;
     size_t in_len, ip;
     uint32_t bits;
     int extra;
-    unsigned real;
 } bit_reader;
 
-static uint32_t next_word(bit_reader *br)
+static int bit_reader_start(bit_reader *br)
 {
-    if (br->in_len - br->ip < 2)
-        return 0;
-    br->real += 16;
-    uint32_t w = etl_le16(br->in + br->ip);
-    br->ip += 2;
-    return w;
-}
-
-static void bit_reader_start(bit_reader *br)
-{
-    br->real = 0;
-    br->bits = next_word(br) << 16;
-    br->bits |= next_word(br);
+    if (br->in_len - br->ip < 4)
+        return ETL_ERR_DECOMPRESS;
+    br->bits = (uint32_t)etl_le16(br->in + br->ip) << 16 | etl_le16(br->in + br->ip + 2);
+    br->ip += 4;
     br->extra = 16;
+    return ETL_OK;
 }
 
-/* Drops `n` (<= 15) bits; fails if that would consume bits the input never supplied. */
+/* Drops `n` (<= 15) bits and refills. */
 static int consume(bit_reader *br, unsigned n)
 {
-    if (n > br->real)
-        return ETL_ERR_DECOMPRESS;
-    br->real -= n;
     br->bits <<= n;
     br->extra -= (int)n;
     if (br->extra < 0) {
-        br->bits |= next_word(br) << (unsigned)(-br->extra);
+        if (br->in_len - br->ip < 2)
+            return ETL_ERR_DECOMPRESS;
+        br->bits |= (uint32_t)etl_le16(br->in + br->ip) << (unsigned)(-br->extra);
+        br->ip += 2;
         br->extra += 16;
     }
     return ETL_OK;
@@ -126,25 +117,28 @@ static int read_match_length(bit_reader *br, unsigned short_length, uint64_t *le
     return ETL_OK;
 }
 
-/* Decodes one block into out[op..). Returns ETL_OK with *done set when the end-of-stream symbol closed the
- * stream early. */
+/* Decodes one block (up to 65536 output bytes) into out[op..). Sets *done when the stream ended: the
+ * end-of-stream symbol with all input read, either right where the output is full or earlier (a short,
+ * successful result). With the output full, anything but that symbol would write past out_cap. */
 static int decode_block(bit_reader *br, const uint16_t *lookup, uint8_t *out, size_t out_cap, size_t *op_io,
                         int *done)
 {
     size_t op = *op_io;
-    size_t block_end = out_cap - op > HUFF_BLOCK_OUTPUT ? op + HUFF_BLOCK_OUTPUT : out_cap;
+    const size_t block_end = op + HUFF_BLOCK_OUTPUT;
     while (op < block_end) {
         uint16_t entry = lookup[br->bits >> (32 - HUFF_MAX_BITS)];
         unsigned sym = entry >> HUFF_ENTRY_LEN_BITS;
         if (consume(br, entry & HUFF_ENTRY_LEN_MASK) != ETL_OK)
             return ETL_ERR_DECOMPRESS;
-        if (sym < HUFF_LITERALS) {
-            out[op++] = (uint8_t)sym;
-            continue;
-        }
         if (sym == HUFF_END_OF_STREAM && br->ip >= br->in_len) {
             *done = 1;
             break;
+        }
+        if (op == out_cap)
+            return ETL_ERR_DECOMPRESS;
+        if (sym < HUFF_LITERALS) {
+            out[op++] = (uint8_t)sym;
+            continue;
         }
         sym -= HUFF_LITERALS;
         unsigned offset_bits = sym >> 4;
@@ -176,17 +170,20 @@ int etl_decompress_lz77_huffman(const uint8_t *in, size_t in_len, uint8_t *out, 
     bit_reader br = {.in = in, .in_len = in_len};
     size_t op = 0;
     int rc = ETL_OK, done = 0;
-    while (!done && op < out_cap) {
-        /* Each block starts with a fresh table right where the previous block's last word was read. */
+    while (!done) {
+        /* Each block starts with a fresh table right where the previous block's last word was read; too little
+         * input for one ends the stream, successfully only if the output is complete (MS-XCA §2.2.4). */
         if (in_len - br.ip < HUFF_TABLE_BYTES) {
-            rc = ETL_ERR_DECOMPRESS;
+            rc = op == out_cap ? ETL_OK : ETL_ERR_DECOMPRESS;
             break;
         }
         rc = build_lookup(in + br.ip, lookup);
         if (rc != ETL_OK)
             break;
         br.ip += HUFF_TABLE_BYTES;
-        bit_reader_start(&br);
+        rc = bit_reader_start(&br);
+        if (rc != ETL_OK)
+            break;
         rc = decode_block(&br, lookup, out, out_cap, &op, &done);
         if (rc != ETL_OK)
             break;

@@ -15,6 +15,7 @@
 #define LZ77_BYTE_ESCAPE 255u
 /* Lengths stored in the 16/32-bit extension already include the 3-bit (7) and nibble (15) parts. */
 #define LZ77_EXTENSION_BIAS (15u + 7u)
+#define LZ77_SHORT_RUN 16u
 
 /* Number of leading literal flags (zero bits from the top of `flags`), at most `count`. */
 static inline unsigned literal_run(uint32_t flags, unsigned count)
@@ -92,7 +93,12 @@ int etl_decompress_plain_lz77(const uint8_t *in, size_t in_len, uint8_t *out, si
         if (run) {
             if (run > in_len - ip || run > out_cap - op)
                 return ETL_ERR_DECOMPRESS;
-            memcpy(out + op, in + ip, run);
+            /* Short runs: one fixed-size copy (may write past the run, never past out_cap; later items
+             * overwrite those bytes before anything reads them). */
+            if (run <= LZ77_SHORT_RUN && in_len - ip >= LZ77_SHORT_RUN && out_cap - op >= LZ77_SHORT_RUN)
+                memcpy(out + op, in + ip, LZ77_SHORT_RUN);
+            else
+                memcpy(out + op, in + ip, run);
             ip += run;
             op += run;
             flag_count -= run;

@@ -1,0 +1,285 @@
+/* The decoder: per record, feed the stateful schema sources, find the schema in the documented order, walk
+ * the payload, and fill every member of etl_decoded_event. All text lives in per-decoder buffers reused
+ * between calls, so the steady state allocates nothing.
+ *
+ * Lookup order (etl_schema.h): the record's own TraceLogging metadata; then the registry, where the sources
+ * rank themselves (user manifests > EventSource > embedded TDH > bundled > kernel MOF) — EVENT_HEADER records
+ * by (provider GUID, id, version), classic/kernel records by (class GUID, opcode, version).
+ *
+ * Naming:
+ *  - provider: schema name, else any name the registry knows for the GUID, else the GUID text "{…}";
+ *  - event: TraceLogging → the event name; classic → "Task/Opcode" (PerfView's "Process/DCStart"), else the
+ *    task or event name; manifest → "Task/Opcode" (opcode left out when 0), else the task or event name;
+ *    no name at all → "EventID(N)" (classic records: "Opcode(N)", their id is always 0);
+ *  - level/opcode/channel/keyword names fall back to the winmeta.xml display strings (docs/schemas.md §1.6),
+ *    the strings tracerpt prints in RenderingInfo ("Information", "Start"); classic events get only the
+ *    level names 1-5 (their opcodes are MOF event types, not winmeta opcodes);
+ *  - TraceLogging events have no task: task_name is the event name, as tracerpt's RenderingInfo/Task. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/message.h"
+#include "decode/process_table.h"
+#include "decode/walk.h"
+#include "schema/sources.h"
+
+struct etl_decoder {
+    etl_schema_registry *registry;
+    const etl_trace *trace;
+    etl_tracelogging_cache *tracelogging;
+    etl_eventsource_state *eventsource;
+    etl_embedded_state *embedded;
+    etl_process_table *processes;
+    etl_walk walk;
+    etl_textbuf names;     /* event name of the current event */
+    etl_textbuf inserts;   /* message inserts, NUL-separated */
+    etl_textbuf message;
+    etl_textbuf string_only;
+    const char **insert_ptrs;
+    size_t *insert_offsets;
+    size_t insert_capacity;
+    const char *keyword_ptrs[8];
+    char provider_text[40];
+    char error[512];
+    etl_field string_field;
+    etl_decoded_event event;
+    etl_decode_stats stats;
+};
+
+/* winmeta.xml display strings */
+static const char *const level_names[6] = {"Log Always", "Critical", "Error", "Warning", "Information", "Verbose"};
+static const char *const opcode_names[10] = {"Info",      "Start", "Stop",   "DCStart", "DCStop",
+                                             "Extension", "Reply", "Resume", "Suspend", "Send"};
+static const char *const keyword_bit_names[8] = {"Response Time", "WDI Context",   "WDI Diag",          "SQM",
+                                                 "Audit Failure", "Audit Success", "Correlation Hint", "Classic"};
+
+etl_decoder *etl_decoder_new(etl_schema_registry *registry, const etl_trace *trace)
+{
+    if (!registry) return NULL;
+    etl_decoder *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->registry = registry;
+    d->trace = trace;
+    etl_walk_init(&d->walk);
+    d->tracelogging = etl_tracelogging_cache_new();
+    d->eventsource = etl_eventsource_new(registry);
+    d->embedded = etl_embedded_new(registry);
+    d->processes = etl_process_table_new();
+    if (!d->tracelogging || !d->eventsource || !d->embedded || !d->processes ||
+        etl_kernel_mof_register(registry) == ETL_ERR_NOMEM) {
+        etl_decoder_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+void etl_decoder_free(etl_decoder *d)
+{
+    if (!d) return;
+    etl_tracelogging_cache_free(d->tracelogging);
+    etl_eventsource_free(d->eventsource);
+    etl_embedded_free(d->embedded);
+    etl_process_table_free(d->processes);
+    etl_walk_free(&d->walk);
+    etl_textbuf_free(&d->names);
+    etl_textbuf_free(&d->inserts);
+    etl_textbuf_free(&d->message);
+    etl_textbuf_free(&d->string_only);
+    free(d->insert_ptrs);
+    free(d->insert_offsets);
+    free(d);
+}
+
+const etl_decode_stats *etl_decoder_get_stats(const etl_decoder *d) { return &d->stats; }
+
+static int is_classic_kind(etl_header_kind kind) { return kind <= ETL_KIND_INSTANCE64; }
+
+static int is_event_header_kind(etl_header_kind kind) { return kind == ETL_KIND_EVENT32 || kind == ETL_KIND_EVENT64; }
+
+static const etl_event_info *find_schema(etl_decoder *d, const etl_event_record *rec, const char **tl_error)
+{
+    const etl_event_header *h = &rec->header;
+    *tl_error = NULL;
+    if (is_event_header_kind(rec->kind)) {
+        const etl_event_info *info = etl_tracelogging_lookup(d->tracelogging, rec, tl_error);
+        if (info || *tl_error) return info;
+        return etl_schema_registry_find(d->registry, ETL_KEY_MANIFEST, &h->provider_id, h->descriptor.id,
+                                        h->descriptor.version);
+    }
+    if (is_classic_kind(rec->kind))
+        return etl_schema_registry_find(d->registry, ETL_KEY_CLASSIC, &h->provider_id, h->descriptor.opcode,
+                                        h->descriptor.version);
+    return NULL; /* WPP messages need TMF files; error placeholders have no payload schema */
+}
+
+static void fill_names(etl_decoder *d, etl_decoded_event *ev, const etl_event_info *info)
+{
+    const etl_event_record *rec = ev->record;
+    const etl_event_descriptor *desc = &rec->header.descriptor;
+    int classic = is_classic_kind(rec->kind);
+    int tracelogging = info && info->source == ETL_SOURCE_TRACELOGGING;
+
+    ev->provider_name = info && info->provider_name && *info->provider_name
+                            ? info->provider_name
+                            : etl_schema_registry_provider_name(d->registry, &rec->header.provider_id);
+    if (!ev->provider_name) ev->provider_name = etl_guid_format(&rec->header.provider_id, d->provider_text, 0);
+
+    if (info) {
+        ev->task_name = info->task_name ? info->task_name : tracelogging ? info->event_name : NULL;
+        ev->opcode_name = info->opcode_name;
+        if (!ev->opcode_name && !classic && !tracelogging)
+            ev->opcode_name = desc->opcode < 10 ? opcode_names[desc->opcode] : desc->opcode == 240 ? "Receive" : NULL;
+        ev->level_name = info->level_name;
+        if (!ev->level_name && desc->level <= 5 && (desc->level || !classic)) ev->level_name = level_names[desc->level];
+        ev->channel_name = info->channel_name;
+        if (!ev->channel_name && desc->channel >= 8 && desc->channel <= 10)
+            ev->channel_name = desc->channel == 8 ? "System" : desc->channel == 9 ? "Application" : "Security";
+        if (info->keyword_name_count) {
+            ev->keyword_names = info->keyword_names;
+            ev->keyword_name_count = info->keyword_name_count;
+        } else {
+            uint32_t n = 0;
+            for (int bit = 48; bit < 56; bit++)
+                if (desc->keyword >> bit & 1) d->keyword_ptrs[n++] = keyword_bit_names[bit - 48];
+            ev->keyword_names = n ? d->keyword_ptrs : NULL;
+            ev->keyword_name_count = n;
+        }
+    }
+
+    etl_textbuf_reset(&d->names);
+    const char *task = info ? info->task_name : NULL;
+    const char *event = info ? info->event_name : NULL;
+    if (tracelogging && event) etl_textbuf_puts(&d->names, event);
+    else if (task && ev->opcode_name && (classic || desc->opcode != 0)) {
+        etl_textbuf_puts(&d->names, task);
+        etl_textbuf_putc(&d->names, '/');
+        etl_textbuf_puts(&d->names, ev->opcode_name);
+    }
+    else if (task) etl_textbuf_puts(&d->names, task);
+    else if (event) etl_textbuf_puts(&d->names, event);
+    else if (classic) etl_textbuf_printf(&d->names, "Opcode(%u)", desc->opcode);
+    else etl_textbuf_printf(&d->names, "EventID(%u)", desc->id);
+    ev->event_name = etl_textbuf_at(&d->names, 0);
+}
+
+/* Message inserts: the text of each top-level property; array elements joined by ", ". */
+static int format_message(etl_decoder *d, etl_decoded_event *ev, const etl_event_info *info)
+{
+    if (!info->message) return ETL_OK;
+    size_t count = ev->status == ETL_DECODE_NO_SCHEMA ? 0 : info->top_level_count;
+    if (count > info->property_count) count = info->property_count;
+    if (count > d->insert_capacity) {
+        const char **p = realloc(d->insert_ptrs, count * sizeof *p);
+        if (!p) return ETL_ERR_NOMEM;
+        d->insert_ptrs = p;
+        size_t *o = realloc(d->insert_offsets, count * sizeof *o);
+        if (!o) return ETL_ERR_NOMEM;
+        d->insert_offsets = o;
+        d->insert_capacity = count;
+    }
+    etl_textbuf_reset(&d->inserts);
+    for (size_t i = 0; i < count; i++) {
+        d->insert_offsets[i] = d->inserts.length;
+        int first = 1;
+        for (size_t f = d->walk.top_first[i]; f < d->walk.top_first[i + 1]; f++) {
+            const etl_field *field = &ev->fields[f];
+            if (field->kind != ETL_FIELD_VALUE) continue;
+            if (!first) etl_textbuf_puts(&d->inserts, ", ");
+            etl_textbuf_puts(&d->inserts, field->value);
+            first = 0;
+        }
+        etl_textbuf_putc(&d->inserts, '\0');
+    }
+    if (d->inserts.failed) return ETL_ERR_NOMEM;
+    for (size_t i = 0; i < count; i++) d->insert_ptrs[i] = etl_textbuf_at(&d->inserts, d->insert_offsets[i]);
+    etl_textbuf_reset(&d->message);
+    etl_message_format(&d->message, info->message, d->insert_ptrs, count);
+    /* mc terminates compiled messages with CR LF */
+    while (d->message.length && (d->message.data[d->message.length - 1] == '\n' ||
+                                 d->message.data[d->message.length - 1] == '\r'))
+        d->message.data[--d->message.length] = '\0';
+    if (d->message.failed) return ETL_ERR_NOMEM;
+    ev->message = etl_textbuf_at(&d->message, 0);
+    return ETL_OK;
+}
+
+static void set_error(etl_decoder *d, etl_decoded_event *ev, const char *why)
+{
+    const etl_event_record *rec = ev->record;
+    snprintf(d->error, sizeof d->error, "%s record at file %u offset 0x%llx, %s/%s: %s",
+             etl_header_kind_name(rec->kind), rec->file_index,
+             (unsigned long long)(rec->file_offset + rec->record_offset), ev->provider_name, ev->event_name, why);
+    ev->error = d->error;
+}
+
+int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_decoded_event **out)
+{
+    etl_decoded_event *ev = &d->event;
+    memset(ev, 0, sizeof *ev);
+    ev->record = rec;
+    *out = ev;
+    etl_eventsource_observe(d->eventsource, rec);
+    etl_embedded_observe(d->embedded, rec);
+
+    const uint8_t *payload = rec->user_data;
+    size_t size = payload ? rec->user_data_length : 0;
+    const char *tl_error = NULL;
+    const etl_event_info *info = NULL;
+    int string_only = is_event_header_kind(rec->kind) && (rec->header.flags & ETL_EVENT_FLAG_STRING_ONLY);
+
+    if (string_only) { /* the payload is one UTF-16 string, printed bare (tracerpt: <Data>text</Data>) */
+        etl_textbuf_reset(&d->string_only);
+        etl_render_utf16(&d->string_only, payload, size);
+        if (d->string_only.failed) return ETL_ERR_NOMEM;
+        d->string_field = (etl_field){ETL_FIELD_VALUE, "", etl_textbuf_at(&d->string_only, 0), ETL_IN_UNICODESTRING,
+                                      ETL_OUT_STRING, 0, -1, NULL};
+        ev->string_only = 1;
+        ev->fields = &d->string_field;
+        ev->field_count = 1;
+        ev->status = ETL_DECODE_OK;
+    } else {
+        info = find_schema(d, rec, &tl_error);
+    }
+    ev->info = info;
+    fill_names(d, ev, info);
+
+    if (info) {
+        etl_render_context ctx = {rec->pointer_size, d->trace, rec->file_index, etl_trace_raw_to_filetime};
+        int rc = etl_walk_event(&d->walk, info, payload, size, &ctx);
+        if (rc < 0) return rc;
+        ev->status = (etl_decode_status)rc;
+        ev->source = info->source;
+        ev->fields = d->walk.fields;
+        ev->field_count = d->walk.field_count;
+        if (d->walk.consumed < size) {
+            /* OK: trailing bytes of a newer event version (kept for writers that show them);
+             * ERROR: the bytes from the value that did not fit */
+            ev->undecoded = payload + d->walk.consumed;
+            ev->undecoded_length = size - d->walk.consumed;
+        }
+        if (ev->status == ETL_DECODE_ERROR) set_error(d, ev, d->walk.error);
+        if ((rc = format_message(d, ev, info)) != ETL_OK) return rc;
+        if ((rc = etl_process_table_observe(d->processes, ev)) != ETL_OK) return rc;
+    } else if (tl_error) {
+        ev->status = ETL_DECODE_ERROR;
+        ev->undecoded = size ? payload : NULL;
+        ev->undecoded_length = size;
+        set_error(d, ev, tl_error);
+    } else if (!string_only) {
+        ev->status = ETL_DECODE_NO_SCHEMA;
+        ev->undecoded = size ? payload : NULL;
+        ev->undecoded_length = size;
+    }
+
+    ev->process_id = etl_process_table_event_pid(d->processes, ev);
+    ev->process_name = etl_process_table_name(d->processes, ev->process_id);
+
+    switch (ev->status) {
+    case ETL_DECODE_OK: d->stats.decoded++; break;
+    case ETL_DECODE_NO_SCHEMA: d->stats.no_schema++; break;
+    case ETL_DECODE_ERROR: d->stats.decode_errors++; break;
+    }
+    d->stats.by_source[ev->source]++;
+    return ETL_OK;
+}

@@ -1,0 +1,32 @@
+/* Process context learnt from the events themselves (docs/etl-format.md §4.6): PID → process name from process
+ * start/rundown events (PerfView's PName), TID → PID from thread start/rundown events, so kernel events whose
+ * header has no PID can still be attributed. */
+#ifndef ETL_DECODE_PROCESS_TABLE_H
+#define ETL_DECODE_PROCESS_TABLE_H
+
+#include "etl/etl_schema.h"
+
+typedef struct etl_process_table etl_process_table;
+
+etl_process_table *etl_process_table_new(void);
+void etl_process_table_free(etl_process_table *t);
+
+/* Learns from a decoded event: kernel Process Start/End/DCStart/DCEnd/Defunct (ImageFileName, whatever the
+ * layout version), Microsoft-Windows-Kernel-Process ProcessStart/ProcessRundown (ImageName), kernel Thread
+ * Start/DCStart (ProcessId, TThreadId). Returns ETL_OK or ETL_ERR_NOMEM. */
+int etl_process_table_observe(etl_process_table *t, const etl_decoded_event *event);
+
+/* The PID an event belongs to: the record's; for classic (kernel) records without one, the payload's
+ * ProcessId/PID/StackProcess field, else the process of the payload's ThreadId/TThreadId/IssuingThreadId or
+ * of the record's TID. UINT32_MAX when unknown. Which properties those are is cached per description: a
+ * description must stay alive (registry and TraceLogging cache entries do) while the table is used. */
+uint32_t etl_process_table_event_pid(etl_process_table *t, const etl_decoded_event *event);
+
+/* Display name (image name without directory and extension, as TraceEvent's ProcessName), NULL if unknown. */
+const char *etl_process_table_name(const etl_process_table *t, uint32_t pid);
+
+/* "Idle" from "Idle", "Test.x86" from "\Device\...\Test.x86.exe": writes at most cap-1 bytes, cut on a
+ * character boundary. */
+void etl_process_display_name(const char *image, char *out, size_t cap);
+
+#endif

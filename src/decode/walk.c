@@ -1,0 +1,412 @@
+/* Property walker (see walk.h). Layout rules: docs/schemas.md §1.4, docs/etl-format.md §5.1, §5.5, §5.6.
+ *
+ * Length/count conventions of etl_property_info, as TDH's EVENT_PROPERTY_INFO:
+ *  - a property is an array when it has PARAM_COUNT, FIXED_COUNT or INLINE_COUNT, or when `count` > 1 without
+ *    flags (TDH's older fixed-array form); otherwise it is a scalar (TDH stores count = 1 there);
+ *  - `length` applies only to strings and binaries (TDH also stores the natural size of fixed-size types in it,
+ *    which we ignore): UTF-16 lengths count characters, ANSI and binary lengths count bytes. A length of 0
+ *    means "natural size" unless FIXED_LENGTH says it is a real 0;
+ *  - PARAM_LENGTH / PARAM_COUNT name an already decoded integer property by index. */
+#include "decode/walk.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/le.h"
+
+/* WALK_END: an optional tail was absent — stop walking, successfully. */
+enum { WALK_OK = 0, WALK_STOP = 1, WALK_END = 2, WALK_NOMEM = -1 };
+
+/* ETL_PROP_OPTIONAL_TAIL (kernel MOF: the payload may end before this property, or after any whole element of
+ * this array — StackWalk frames, Mark padding). Spelled as a number until that header change is on main. */
+#define OPTIONAL_TAIL 0x4000u
+
+typedef struct walk_state {
+    etl_walk *w;
+    const etl_event_info *info;
+    const uint8_t *payload;
+    size_t size;
+    size_t pos;
+    size_t steps;  /* elements visited, bounds the work of hostile counts */
+    const etl_render_context *ctx;
+} walk_state;
+
+void etl_walk_init(etl_walk *w) { memset(w, 0, sizeof *w); }
+
+void etl_walk_free(etl_walk *w)
+{
+    free(w->fields);
+    free(w->value_offsets);
+    free(w->values);
+    free(w->value_epoch);
+    free(w->top_first);
+    etl_textbuf_free(&w->text);
+    memset(w, 0, sizeof *w);
+}
+
+static const char *prop_name(const etl_property_info *p) { return p->name ? p->name : "?"; }
+
+static int fail(walk_state *s, const etl_property_info *prop, const char *fmt, ...)
+{
+    char why[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    snprintf(s->w->error, sizeof s->w->error, "property '%s' at payload offset %zu: %s", prop_name(prop), s->pos,
+             why);
+    return WALK_STOP;
+}
+
+static size_t remaining(const walk_state *s) { return s->size - s->pos; }
+
+static int push_field(walk_state *s, etl_field_kind kind, const etl_property_info *prop, unsigned depth,
+                      int32_t array_index)
+{
+    etl_walk *w = s->w;
+    if (w->field_count >= ETL_WALK_MAX_FIELDS)
+        return fail(s, prop, "more than %u fields in one event", ETL_WALK_MAX_FIELDS);
+    if (w->field_count == w->field_capacity) {
+        size_t cap = w->field_capacity ? w->field_capacity * 2 : 64;
+        etl_field *f = realloc(w->fields, cap * sizeof *f);
+        if (!f) return WALK_NOMEM;
+        w->fields = f;
+        size_t *o = realloc(w->value_offsets, cap * sizeof *o);
+        if (!o) return WALK_NOMEM;
+        w->value_offsets = o;
+        w->field_capacity = cap;
+    }
+    etl_field *f = &w->fields[w->field_count];
+    f->kind = kind;
+    f->name = prop->name ? prop->name : "";
+    f->value = NULL;
+    f->in_type = prop->in_type;
+    f->out_type = prop->out_type;
+    f->depth = (uint16_t)depth;
+    f->array_index = array_index;
+    f->property = prop;
+    w->value_offsets[w->field_count] = w->text.length;
+    w->field_count++;
+    return WALK_OK;
+}
+
+/* The value of an earlier integer property, for PARAM_LENGTH / PARAM_COUNT. */
+static int referenced_value(walk_state *s, const etl_property_info *prop, uint16_t index, const char *what,
+                            uint64_t *out)
+{
+    if (index >= s->info->property_count || s->w->value_epoch[index] != s->w->epoch)
+        return fail(s, prop, "%s comes from property #%u, which holds no decoded integer", what, index);
+    *out = s->w->values[index];
+    return WALK_OK;
+}
+
+/* has_length = 0 when the property has no explicit length (natural size). */
+static int resolve_length(walk_state *s, const etl_property_info *prop, int *has_length, uint64_t *length)
+{
+    *has_length = 1;
+    if (prop->flags & ETL_PROP_PARAM_LENGTH) return referenced_value(s, prop, prop->length, "length", length);
+    *length = prop->length;
+    *has_length = (prop->flags & ETL_PROP_PARAM_FIXED_LENGTH) || prop->length != 0;
+    return WALK_OK;
+}
+
+/* Natural size of fixed-size in-types; 0 with *variable = 1 for the others. */
+static size_t fixed_size(const etl_property_info *prop, size_t pointer_size, int *variable)
+{
+    *variable = 0;
+    switch (prop->in_type) {
+    case ETL_IN_NULL: return 0;
+    case ETL_IN_INT8:
+    case ETL_IN_UINT8:
+    case ETL_IN_ANSICHAR: return 1;
+    case ETL_IN_INT16:
+    case ETL_IN_UINT16:
+    case ETL_IN_UNICODECHAR: return 2;
+    case ETL_IN_INT32:
+    case ETL_IN_UINT32:
+    case ETL_IN_HEXINT32:
+    case ETL_IN_FLOAT: return 4;
+    case ETL_IN_INT64:
+    case ETL_IN_UINT64:
+    case ETL_IN_HEXINT64:
+    case ETL_IN_DOUBLE:
+    case ETL_IN_FILETIME: return 8;
+    case ETL_IN_GUID:
+    case ETL_IN_SYSTEMTIME: return 16;
+    case ETL_IN_POINTER:
+    case ETL_IN_SIZET: return pointer_size;
+    /* Win32 BOOL is 4 bytes; the kernel MOF `boolean` is 1, which a source says with length 1 */
+    case ETL_IN_BOOLEAN: return prop->length == 1 ? 1 : 4;
+    default: *variable = 1; return 0;
+    }
+}
+
+static int is_integer_type(uint16_t in_type)
+{
+    switch (in_type) {
+    case ETL_IN_INT8: case ETL_IN_UINT8: case ETL_IN_INT16: case ETL_IN_UINT16: case ETL_IN_INT32:
+    case ETL_IN_UINT32: case ETL_IN_INT64: case ETL_IN_UINT64: case ETL_IN_BOOLEAN: case ETL_IN_POINTER:
+    case ETL_IN_SIZET: case ETL_IN_HEXINT32: case ETL_IN_HEXINT64: return 1;
+    default: return 0;
+    }
+}
+
+static int need(walk_state *s, const etl_property_info *prop, uint64_t bytes, const char *what)
+{
+    if (bytes > remaining(s))
+        return fail(s, prop, "%s needs %llu bytes, %zu left", what, (unsigned long long)bytes, remaining(s));
+    return WALK_OK;
+}
+
+/* Where a NUL-terminated string ends: *value_len excludes the terminator, *advance includes it. A missing
+ * terminator takes the rest of the payload (TDH tolerates an unterminated last string). */
+static void scan_terminated(const uint8_t *p, size_t avail, size_t unit, size_t *value_len, size_t *advance)
+{
+    for (size_t i = 0; i + unit <= avail; i += unit) {
+        if (p[i] == 0 && (unit == 1 || p[i + 1] == 0)) {
+            *value_len = i;
+            *advance = i + unit;
+            return;
+        }
+    }
+    *value_len = avail - avail % unit;
+    *advance = avail;
+}
+
+/* Sizes the value at s->pos: its own bytes [*start, *start + *len) and the bytes it occupies (*advance). */
+static int size_value(walk_state *s, const etl_property_info *prop, size_t *start, size_t *len, size_t *advance)
+{
+    const uint8_t *p = s->payload + s->pos;
+    size_t avail = remaining(s);
+    size_t pointer_size = s->ctx && s->ctx->pointer_size == 4 ? 4 : 8;
+    int variable, rc;
+    *start = 0;
+
+    if (prop->flags & ETL_PROP_INLINE_LENGTH) { /* TraceLogging: u16 byte count, then the bytes */
+        if ((rc = need(s, prop, 2, "length prefix"))) return rc;
+        size_t n = etl_le16(p);
+        if ((rc = need(s, prop, 2 + (uint64_t)n, "value"))) return rc;
+        *start = 2, *len = n, *advance = 2 + n;
+        return WALK_OK;
+    }
+    size_t fixed = fixed_size(prop, pointer_size, &variable);
+    if (!variable) {
+        if ((rc = need(s, prop, fixed, "value"))) return rc;
+        *len = *advance = fixed;
+        return WALK_OK;
+    }
+
+    int has_length;
+    uint64_t length;
+    if ((rc = resolve_length(s, prop, &has_length, &length))) return rc;
+    switch (prop->in_type) {
+    case ETL_IN_UNICODESTRING:
+    case ETL_IN_ANSISTRING:
+    case ETL_IN_NONNULLTERMINATEDSTRING:
+    case ETL_IN_NONNULLTERMINATEDANSISTRING: {
+        size_t unit = prop->in_type == ETL_IN_UNICODESTRING || prop->in_type == ETL_IN_NONNULLTERMINATEDSTRING ? 2 : 1;
+        if (has_length) {
+            if (length > avail / unit) return fail(s, prop, "string of %llu characters, %zu bytes left",
+                                                  (unsigned long long)length, avail);
+            *len = *advance = (size_t)length * unit;
+        } else if (prop->in_type == ETL_IN_UNICODESTRING || prop->in_type == ETL_IN_ANSISTRING) {
+            scan_terminated(p, avail, unit, len, advance);
+        } else {
+            *len = avail - avail % unit; /* to the end of the payload */
+            *advance = avail;
+        }
+        return WALK_OK;
+    }
+    case ETL_IN_MANIFEST_COUNTEDSTRING:
+    case ETL_IN_MANIFEST_COUNTEDANSISTRING:
+    case ETL_IN_MANIFEST_COUNTEDBINARY:
+    case ETL_IN_COUNTEDSTRING:
+    case ETL_IN_COUNTEDANSISTRING:
+    case ETL_IN_REVERSEDCOUNTEDSTRING:
+    case ETL_IN_REVERSEDCOUNTEDANSISTRING: {
+        if ((rc = need(s, prop, 2, "byte-count prefix"))) return rc;
+        int big_endian = prop->in_type == ETL_IN_REVERSEDCOUNTEDSTRING ||
+                         prop->in_type == ETL_IN_REVERSEDCOUNTEDANSISTRING;
+        size_t n = big_endian ? (size_t)(p[0] << 8 | p[1]) : etl_le16(p);
+        if ((rc = need(s, prop, 2 + (uint64_t)n, "counted value"))) return rc;
+        *start = 2, *len = n, *advance = 2 + n;
+        return WALK_OK;
+    }
+    case ETL_IN_HEXDUMP: {
+        if ((rc = need(s, prop, 4, "byte-count prefix"))) return rc;
+        uint64_t n = etl_le32(p);
+        if ((rc = need(s, prop, 4 + n, "hex dump"))) return rc;
+        *start = 4, *len = (size_t)n, *advance = 4 + (size_t)n;
+        return WALK_OK;
+    }
+    case ETL_IN_BINARY:
+        if (!has_length) {
+            if (prop->out_type == ETL_OUT_IPV6) length = 16;
+            else length = avail; /* no length at all: the rest of the payload */
+        }
+        if ((rc = need(s, prop, length, "binary"))) return rc;
+        *len = *advance = (size_t)length;
+        return WALK_OK;
+    case ETL_IN_SID: {
+        if ((rc = need(s, prop, 8, "SID header"))) return rc;
+        size_t n = 8 + 4 * (size_t)p[1];
+        if ((rc = need(s, prop, n, "SID"))) return rc;
+        *len = *advance = n;
+        return WALK_OK;
+    }
+    case ETL_IN_WBEMSID: {
+        /* TOKEN_USER {PSID Sid; DWORD Attributes} padded to two pointers, then the SID; a zero first u32
+         * means "no SID" and the field is 4 bytes long */
+        if ((rc = need(s, prop, 4, "WBEMSID"))) return rc;
+        if (etl_le32(p) == 0) {
+            *start = 4, *len = 0, *advance = 4;
+            return WALK_OK;
+        }
+        size_t header = 2 * pointer_size;
+        if ((rc = need(s, prop, header + 8, "WBEMSID header"))) return rc;
+        size_t n = 8 + 4 * (size_t)p[header + 1];
+        if ((rc = need(s, prop, header + n, "WBEMSID"))) return rc;
+        *start = header, *len = n, *advance = header + n;
+        return WALK_OK;
+    }
+    default: return fail(s, prop, "unsupported in-type %u", prop->in_type);
+    }
+}
+
+static int walk_scalar(walk_state *s, uint32_t index, unsigned depth, int32_t array_index)
+{
+    const etl_property_info *prop = &s->info->properties[index];
+    size_t start = 0, len = 0, advance = 0;
+    int rc = size_value(s, prop, &start, &len, &advance);
+    if (rc) return rc;
+    const uint8_t *value = s->payload + s->pos + start;
+    if (is_integer_type(prop->in_type) && (len == 1 || len == 2 || len == 4 || len == 8)) {
+        uint64_t v = len == 1 ? value[0] : len == 2 ? etl_le16(value) : len == 4 ? etl_le32(value) : etl_le64(value);
+        s->w->values[index] = v;
+        s->w->value_epoch[index] = s->w->epoch;
+    }
+    if (prop->out_type != ETL_OUT_NOPRINT) {
+        if ((rc = push_field(s, ETL_FIELD_VALUE, prop, depth, array_index))) return rc;
+        etl_render_value(&s->w->text, prop->in_type, prop->out_type, prop->map, value, len, s->ctx);
+        etl_textbuf_putc(&s->w->text, '\0'); /* each value is its own C string inside `text` */
+        if (s->w->text.failed) return WALK_NOMEM;
+    }
+    s->pos += advance;
+    return WALK_OK;
+}
+
+static int walk_range(walk_state *s, uint32_t first, uint32_t count, unsigned depth);
+
+static int walk_element(walk_state *s, uint32_t index, unsigned depth, int32_t array_index)
+{
+    const etl_property_info *prop = &s->info->properties[index];
+    if (++s->steps > 4 * (size_t)ETL_WALK_MAX_FIELDS)
+        return fail(s, prop, "more than %u values in one event", 4 * ETL_WALK_MAX_FIELDS);
+    if (!(prop->flags & ETL_PROP_STRUCT)) return walk_scalar(s, index, depth, array_index);
+
+    /* members follow their struct in the property array; anything else would allow cycles */
+    if (prop->struct_start <= index || (uint32_t)prop->struct_start + prop->struct_count > s->info->property_count)
+        return fail(s, prop, "struct members %u..%u out of range", prop->struct_start,
+                    prop->struct_start + prop->struct_count);
+    if (depth >= ETL_WALK_MAX_DEPTH) return fail(s, prop, "structs nested deeper than %u", ETL_WALK_MAX_DEPTH);
+    int rc = push_field(s, ETL_FIELD_STRUCT_BEGIN, prop, depth, array_index);
+    if (!rc) rc = walk_range(s, prop->struct_start, prop->struct_count, depth + 1);
+    if (rc != WALK_OK && rc != WALK_END) return rc;
+    int end = push_field(s, ETL_FIELD_STRUCT_END, prop, depth, array_index); /* an absent tail still closes it */
+    return end ? end : rc;
+}
+
+static int walk_property(walk_state *s, uint32_t index, unsigned depth)
+{
+    const etl_property_info *prop = &s->info->properties[index];
+    uint64_t count = 1;
+    int is_array = 1, rc = WALK_OK;
+    int optional = (prop->flags & OPTIONAL_TAIL) != 0;
+    if (optional && remaining(s) == 0) return WALK_END;
+    if (prop->flags & ETL_PROP_INLINE_COUNT) {
+        if ((rc = need(s, prop, 2, "element count"))) return rc;
+        count = etl_le16(s->payload + s->pos);
+        s->pos += 2;
+    } else if (prop->flags & ETL_PROP_PARAM_COUNT) {
+        if ((rc = referenced_value(s, prop, prop->count, "element count", &count))) return rc;
+    } else if ((prop->flags & ETL_PROP_PARAM_FIXED_COUNT) || prop->count > 1) {
+        count = prop->count;
+    } else {
+        is_array = 0;
+    }
+    if (!is_array) return walk_element(s, index, depth, -1);
+
+    if ((rc = push_field(s, ETL_FIELD_ARRAY_BEGIN, prop, depth, -1))) return rc;
+    for (uint64_t i = 0; i < count && rc == WALK_OK; i++) {
+        if (optional && remaining(s) == 0) rc = WALK_END; /* the payload may end on an element boundary */
+        else rc = walk_element(s, index, depth + 1, (int32_t)(i > INT32_MAX ? INT32_MAX : i));
+    }
+    if (rc != WALK_OK && rc != WALK_END) return rc;
+    int end = push_field(s, ETL_FIELD_ARRAY_END, prop, depth, -1);
+    return end ? end : rc;
+}
+
+static int walk_range(walk_state *s, uint32_t first, uint32_t count, unsigned depth)
+{
+    for (uint32_t i = first; i < first + count; i++) {
+        int rc = walk_property(s, i, depth);
+        if (rc) return rc;
+    }
+    return WALK_OK;
+}
+
+static int ensure_capacity(etl_walk *w, const etl_event_info *info)
+{
+    if (info->property_count > w->values_capacity) {
+        uint64_t *v = realloc(w->values, info->property_count * sizeof *v);
+        if (!v) return -1;
+        w->values = v;
+        uint32_t *e = realloc(w->value_epoch, info->property_count * sizeof *e);
+        if (!e) return -1;
+        memset(e, 0, info->property_count * sizeof *e);
+        w->value_epoch = e;
+        w->values_capacity = info->property_count;
+        w->epoch = 0;
+    }
+    size_t tops = (size_t)info->top_level_count + 1;
+    if (tops > w->top_capacity) {
+        size_t *t = realloc(w->top_first, tops * sizeof *t);
+        if (!t) return -1;
+        w->top_first = t;
+        w->top_capacity = tops;
+    }
+    return 0;
+}
+
+int etl_walk_event(etl_walk *w, const etl_event_info *info, const uint8_t *payload, size_t size,
+                   const etl_render_context *ctx)
+{
+    w->field_count = 0;
+    w->consumed = 0;
+    w->error[0] = '\0';
+    etl_textbuf_reset(&w->text);
+    uint32_t tops = info->top_level_count <= info->property_count ? info->top_level_count : info->property_count;
+    if (ensure_capacity(w, info) != 0) return ETL_ERR_NOMEM;
+    if (++w->epoch == 0) { /* wrapped: old marks could look current */
+        memset(w->value_epoch, 0, w->values_capacity * sizeof *w->value_epoch);
+        w->epoch = 1;
+    }
+
+    walk_state s = {w, info, payload, size, 0, 0, ctx};
+    int rc = WALK_OK;
+    uint32_t i = 0;
+    for (; i < tops && rc == WALK_OK; i++) {
+        w->top_first[i] = w->field_count;
+        rc = walk_property(&s, i, 0);
+    }
+    for (; i <= tops; i++) w->top_first[i] = w->field_count;
+    if (rc == WALK_NOMEM || w->text.failed) return ETL_ERR_NOMEM;
+    if (rc == WALK_END) rc = WALK_OK;
+
+    for (size_t f = 0; f < w->field_count; f++)
+        if (w->fields[f].kind == ETL_FIELD_VALUE) w->fields[f].value = etl_textbuf_at(&w->text, w->value_offsets[f]);
+    w->consumed = s.pos;
+    return rc == WALK_STOP ? ETL_DECODE_ERROR : ETL_DECODE_OK;
+}

@@ -1,0 +1,44 @@
+/* Property walker: turns a payload and its event description into a flat list of typed, rendered fields.
+ * Sizes every TDH in-type (pointer-size types from the record, SIDs, counted/terminated strings, lengths and
+ * counts fixed or taken from earlier properties, TraceLogging inline counts/lengths, nested structs, arrays of
+ * structs) and never reads past the payload. All storage is owned by the etl_walk and reused between events. */
+#ifndef ETL_DECODE_WALK_H
+#define ETL_DECODE_WALK_H
+
+#include "decode/render.h"
+
+/* Upper bound on fields per event: a 64 KiB payload has far fewer real values; hostile counts of zero-size
+ * elements stop here instead of exhausting memory. */
+#define ETL_WALK_MAX_FIELDS 131072u
+#define ETL_WALK_MAX_DEPTH 32u
+
+typedef struct etl_walk {
+    /* output of the last etl_walk_event */
+    etl_field *fields;
+    size_t field_count;
+    size_t consumed;        /* payload bytes decoded */
+    char error[256];        /* ETL_DECODE_ERROR: why (property name, payload offset) */
+    /* top_first[i] = index of the first field of top-level property i; top_first[top_level_count] = end */
+    size_t *top_first;
+
+    /* reusable storage */
+    etl_textbuf text;
+    size_t *value_offsets;  /* per field: offset of its text in `text`, resolved at the end */
+    size_t field_capacity;
+    uint64_t *values;       /* per property index: last integer value (for PARAM_LENGTH/PARAM_COUNT) */
+    uint32_t *value_epoch;  /* values[i] is valid when value_epoch[i] == epoch */
+    size_t values_capacity;
+    size_t top_capacity;
+    uint32_t epoch;
+} etl_walk;
+
+void etl_walk_init(etl_walk *w);
+void etl_walk_free(etl_walk *w);
+
+/* Returns ETL_DECODE_OK (all properties decoded; bytes may remain after the last one — newer event versions
+ * append fields, and tracerpt ignores them), ETL_DECODE_ERROR (stopped at the first value that does not fit;
+ * fields decoded so far are kept and `error` says why), or ETL_ERR_NOMEM. */
+int etl_walk_event(etl_walk *w, const etl_event_info *info, const uint8_t *payload, size_t size,
+                   const etl_render_context *ctx);
+
+#endif

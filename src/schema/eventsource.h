@@ -1,0 +1,20 @@
+/* Counters and last error of the EventSource in-stream manifest source, for diagnostics and tests. */
+#ifndef ETL_SCHEMA_EVENTSOURCE_H
+#define ETL_SCHEMA_EVENTSOURCE_H
+
+#include "schema/sources.h"
+
+typedef struct etl_eventsource_stats {
+    uint64_t chunks;             /* manifest chunk events seen (valid envelope) */
+    uint64_t chunks_dropped;     /* chunks of manifests that could not be completed (lost chunk, bounds) */
+    uint64_t manifests_loaded;   /* complete manifests the manifest parser accepted */
+    uint64_t manifests_failed;   /* complete manifests the manifest parser refused (see last error) */
+    uint64_t manifests_repeated; /* identical re-sends, not parsed again */
+    uint64_t manifests_ignored;  /* Microsoft-Windows-DotNETRuntime's own manifest */
+} etl_eventsource_stats;
+
+const etl_eventsource_stats *etl_eventsource_get_stats(const etl_eventsource_state *state);
+/* One-line message of the last manifest the parser refused, NULL if none. */
+const char *etl_eventsource_last_error(const etl_eventsource_state *state);
+
+#endif

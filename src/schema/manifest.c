@@ -1,0 +1,500 @@
+/* XML instrumentation manifests (schemas.md §1) → schema set, with libxml2.
+ *
+ * Hostile input: no network, no DTD (a DOCTYPE stops the parse, so no entity can be declared, let alone
+ * expanded), no XML_PARSE_HUGE (libxml2's default depth and text limits stay on), an input size cap. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+
+#include "schema/manifest_xml.h"
+
+/* ---- small helpers ----------------------------------------------------------------------------------- */
+
+const char *mx_attr(const xmlNode *n, const char *name)
+{
+    for (const xmlAttr *a = n->properties; a; a = a->next) {
+        if (a->ns || strcmp((const char *)a->name, name) != 0) continue;
+        if (!a->children) return "";
+        if (a->children->type == XML_TEXT_NODE && !a->children->next) return (const char *)a->children->content;
+        return NULL;
+    }
+    return NULL;
+}
+
+int mx_number(const char *text, uint64_t *out)
+{
+    if (!text) return -1;
+    while (isspace((unsigned char)*text)) text++;
+    if (!*text || *text == '-' || *text == '+') return -1;
+    char *end;
+    int base = (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) ? 16 : 10;
+    unsigned long long v = strtoull(text, &end, base);
+    while (isspace((unsigned char)*end)) end++;
+    if (*end || end == text) return -1;
+    *out = v;
+    return 0;
+}
+
+int mx_name_equal(const char *a, const char *b)
+{
+    if (!a || !b) return 0;
+    if (strcmp(a, b) == 0) return 1;
+    const char *ca = strchr(a, ':'), *cb = strchr(b, ':');
+    return strcmp(ca ? ca + 1 : a, cb ? cb + 1 : b) == 0;
+}
+
+static int string_cmp(const void *pa, const void *pb)
+{
+    return strcmp(((const mx_string *)pa)->id, ((const mx_string *)pb)->id);
+}
+
+const char *mx_resolve(mx_context *ctx, const char *text)
+{
+    if (!text) return NULL;
+    size_t len = strlen(text);
+    if (len < 11 || strncmp(text, "$(string.", 9) != 0 || text[len - 1] != ')')
+        return etl_arena_strdup(&ctx->set->arena, text);
+    char id[256];
+    if (len - 10 >= sizeof(id)) { ctx->set->unresolved_strings++; return NULL; }
+    memcpy(id, text + 9, len - 10);
+    id[len - 10] = '\0';
+    mx_string key = {id, NULL, NULL};
+    mx_string *s = ctx->string_count ? bsearch(&key, ctx->strings, ctx->string_count, sizeof(*s), string_cmp) : NULL;
+    if (!s) { ctx->set->unresolved_strings++; return NULL; }
+    if (!s->resolved) s->resolved = etl_arena_strdup(&ctx->set->arena, s->value);
+    return s->resolved;
+}
+
+/* ---- string tables ----------------------------------------------------------------------------------- */
+
+/* All localization/resources elements (any namespace, any depth up to `depth`). */
+static void find_resources(const xmlNode *n, int depth, const xmlNode **best, int *best_rank)
+{
+    if (depth > 16) return;
+    for (const xmlNode *c = n->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE) continue;
+        if (mx_is(c, "resources") && mx_is(c->parent, "localization")) {
+            const char *culture = mx_attr(c, "culture");
+            int rank = culture && strcasecmp(culture, "en-US") == 0 ? 2 : 1;
+            if (rank > *best_rank) { *best = c; *best_rank = rank; }
+            continue;
+        }
+        find_resources(c, depth + 1, best, best_rank);
+    }
+}
+
+static int load_strings(mx_context *ctx, const xmlNode *root, etl_error *err)
+{
+    const xmlNode *res = NULL;
+    int rank = 0;
+    find_resources(root->parent ? root->parent : root, 0, &res, &rank);
+    if (!res) return ETL_OK;
+    size_t n = 0;
+    for (const xmlNode *t = res->children; t; t = t->next)
+        if (mx_is(t, "stringTable"))
+            for (const xmlNode *s = t->children; s; s = s->next) n += mx_is(s, "string");
+    if (n == 0) return ETL_OK;
+    ctx->strings = calloc(n, sizeof(*ctx->strings));
+    if (!ctx->strings) return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory");
+    for (const xmlNode *t = res->children; t; t = t->next) {
+        if (!mx_is(t, "stringTable")) continue;
+        for (const xmlNode *s = t->children; s; s = s->next) {
+            if (!mx_is(s, "string")) continue;
+            const char *id = mx_attr(s, "id"), *value = mx_attr(s, "value");
+            if (!id || !value) continue;
+            ctx->strings[ctx->string_count].id = id;
+            ctx->strings[ctx->string_count].value = value;
+            ctx->string_count++;
+        }
+    }
+    qsort(ctx->strings, ctx->string_count, sizeof(*ctx->strings), string_cmp);
+    return ETL_OK;
+}
+
+/* ---- provider tables --------------------------------------------------------------------------------- */
+
+typedef struct mx_item {
+    const char *name;     /* as written (QName) */
+    uint64_t value;       /* level/task/opcode value, keyword mask, channel value */
+    uint16_t task;        /* opcodes: owning task value (0 = provider-level) */
+    const char *chid;     /* channels */
+    const char *display;  /* message text, else the name */
+} mx_item;
+
+typedef struct mx_table {
+    mx_item *items;
+    size_t count, cap;
+} mx_table;
+
+typedef struct mx_provider {
+    mx_table levels, tasks, opcodes, keywords, channels;
+} mx_provider;
+
+static mx_item *table_add(mx_context *ctx, mx_table *t)
+{
+    if (t->count == t->cap) {
+        size_t ncap = t->cap ? t->cap * 2 : 16;
+        mx_item *p = etl_arena_alloc(&ctx->set->arena, ncap * sizeof(*p));
+        if (!p) return NULL;
+        if (t->count) memcpy(p, t->items, t->count * sizeof(*p));
+        t->items = p;
+        t->cap = ncap;
+    }
+    mx_item *it = &t->items[t->count++];
+    memset(it, 0, sizeof(*it));
+    return it;
+}
+
+static const mx_item *table_find(const mx_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->count; i++)
+        if (t->items[i].name && strcmp(t->items[i].name, name) == 0) return &t->items[i];
+    for (size_t i = 0; i < t->count; i++)
+        if (mx_name_equal(t->items[i].name, name)) return &t->items[i];
+    return NULL;
+}
+
+/* <level>/<task>/<opcode>/<keyword> entries with a `value` (or `mask`) attribute. */
+static int parse_item(mx_context *ctx, const xmlNode *n, mx_table *t, const char *value_attr, uint16_t task)
+{
+    const char *name = mx_attr(n, "name");
+    uint64_t v;
+    if (!name || mx_number(mx_attr(n, value_attr), &v)) { ctx->set->unresolved_strings++; return 0; }
+    mx_item *it = table_add(ctx, t);
+    if (!it) return -1;
+    it->name = name;
+    it->value = v;
+    it->task = task;
+    const char *msg = mx_resolve(ctx, mx_attr(n, "message"));
+    it->display = msg ? msg : etl_arena_strdup(&ctx->set->arena, name);
+    return it->display ? 0 : -1;
+}
+
+/* Channels: mc gives a channel without `value` the next free number from 16 (schemas.md §1.3). */
+static int parse_channels(mx_context *ctx, const xmlNode *chans, mx_provider *p)
+{
+    for (const xmlNode *c = chans->children; c; c = c->next) {
+        int imported = mx_is(c, "importChannel");
+        if (!imported && !mx_is(c, "channel")) continue;
+        const char *name = mx_attr(c, "name");
+        if (!name) { ctx->set->unresolved_strings++; continue; }
+        mx_item *it = table_add(ctx, &p->channels);
+        if (!it) return -1;
+        it->name = name;
+        it->chid = mx_attr(c, "chid");
+        it->task = (uint16_t)imported;
+        uint64_t v;
+        const etl_winmeta_entry *w = etl_winmeta_find(ETL_WINMETA_CHANNEL, name);
+        if (mx_number(mx_attr(c, "value"), &v) == 0) it->value = v;
+        else if (imported && w) it->value = w->value;
+        else it->value = UINT64_MAX;  /* assigned below */
+        const char *msg = mx_resolve(ctx, mx_attr(c, "message"));
+        it->display = msg ? msg : etl_arena_strdup(&ctx->set->arena, name);
+    }
+    uint64_t next = 16;
+    for (size_t i = 0; i < p->channels.count; i++) {
+        if (p->channels.items[i].value != UINT64_MAX) continue;
+        for (;;) {
+            int used = 0;
+            for (size_t j = 0; j < p->channels.count; j++) used |= p->channels.items[j].value == next;
+            if (!used) break;
+            next++;
+        }
+        p->channels.items[i].value = next++;
+    }
+    return 0;
+}
+
+static int parse_tables(mx_context *ctx, const xmlNode *prov, mx_provider *p)
+{
+    for (const xmlNode *sec = prov->children; sec; sec = sec->next) {
+        if (mx_is(sec, "channels")) {
+            if (parse_channels(ctx, sec, p)) return -1;
+            continue;
+        }
+        for (const xmlNode *c = sec->children; c; c = c->next) {
+            int rc = 0;
+            if (mx_is(sec, "levels") && mx_is(c, "level")) rc = parse_item(ctx, c, &p->levels, "value", 0);
+            else if (mx_is(sec, "opcodes") && mx_is(c, "opcode")) rc = parse_item(ctx, c, &p->opcodes, "value", 0);
+            else if (mx_is(sec, "keywords") && mx_is(c, "keyword")) rc = parse_item(ctx, c, &p->keywords, "mask", 0);
+            else if (mx_is(sec, "tasks") && mx_is(c, "task")) {
+                rc = parse_item(ctx, c, &p->tasks, "value", 0);
+                uint64_t tv;
+                if (rc == 0 && mx_number(mx_attr(c, "value"), &tv) == 0)
+                    for (const xmlNode *os = c->children; os && rc == 0; os = os->next)
+                        if (mx_is(os, "opcodes"))
+                            for (const xmlNode *o = os->children; o && rc == 0; o = o->next)
+                                if (mx_is(o, "opcode")) rc = parse_item(ctx, o, &p->opcodes, "value", (uint16_t)tv);
+            }
+            if (rc) return -1;
+        }
+    }
+    return 0;
+}
+
+/* Provider table entry, else winmeta; *display NULL when neither knows the name. */
+static int lookup_named(mx_context *ctx, const mx_table *t, enum etl_winmeta_kind kind, const char *name,
+                        uint64_t *value, const char **display)
+{
+    const mx_item *it = table_find(t, name);
+    if (it) { *value = it->value; *display = it->display; return 0; }
+    const etl_winmeta_entry *w = etl_winmeta_find(kind, name);
+    if (!w) {
+        const char *colon = strchr(name, ':');
+        if (colon) {
+            char buf[128];
+            snprintf(buf, sizeof(buf), "win%s", colon);
+            w = etl_winmeta_find(kind, buf);
+        }
+    }
+    if (!w) { ctx->set->unresolved_strings++; return -1; }
+    *value = w->value;
+    *display = w->display ? w->display : w->name;
+    return 0;
+}
+
+static const mx_item *find_opcode(const mx_table *opcodes, uint16_t task, const char *name)
+{
+    for (size_t i = 0; i < opcodes->count; i++)
+        if (opcodes->items[i].task == task && task != 0 && mx_name_equal(opcodes->items[i].name, name))
+            return &opcodes->items[i];
+    for (size_t i = 0; i < opcodes->count; i++)
+        if (opcodes->items[i].task == 0 && mx_name_equal(opcodes->items[i].name, name)) return &opcodes->items[i];
+    return NULL;
+}
+
+/* Channel reference: the first channel in declaration order whose chid or name matches (what mc does
+ * when a name of one channel is the chid of another; see ReferenceChannels.man). */
+static const mx_item *find_channel(const mx_table *chans, const char *ref, size_t *index)
+{
+    for (size_t i = 0; i < chans->count; i++)
+        if ((chans->items[i].chid && strcmp(chans->items[i].chid, ref) == 0) || strcmp(chans->items[i].name, ref) == 0) {
+            *index = i;
+            return &chans->items[i];
+        }
+    return NULL;
+}
+
+static int parse_event(mx_context *ctx, const xmlNode *e, const mx_provider *p, const etl_set_provider *sp,
+                       const etl_keyword_def *kw_defs, size_t kw_count, etl_error *err)
+{
+    etl_schema_set *set = ctx->set;
+    uint64_t id, version = 0, v;
+    if (mx_number(mx_attr(e, "value"), &id) || id > UINT16_MAX ||
+        (mx_attr(e, "version") && (mx_number(mx_attr(e, "version"), &version) || version > 255))) {
+        set->unresolved_strings++;
+        return ETL_OK;
+    }
+    etl_event_info *ev = etl_schema_set_add_event(set);
+    if (!ev) return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory");
+    ev->provider_guid = sp->guid;
+    ev->provider_name = sp->name;
+    ev->provider_message = sp->message;
+    ev->descriptor.id = (uint16_t)id;
+    ev->descriptor.version = (uint8_t)version;
+    const char *a;
+    if ((a = mx_attr(e, "level")) && lookup_named(ctx, &p->levels, ETL_WINMETA_LEVEL, a, &v, &ev->level_name) == 0)
+        ev->descriptor.level = (uint8_t)v;
+    if ((a = mx_attr(e, "task")) && lookup_named(ctx, &p->tasks, ETL_WINMETA_TASK, a, &v, &ev->task_name) == 0)
+        ev->descriptor.task = (uint16_t)v;
+    if ((a = mx_attr(e, "opcode"))) {
+        const mx_item *op = find_opcode(&p->opcodes, ev->descriptor.task, a);
+        if (op) {
+            ev->descriptor.opcode = (uint8_t)op->value;
+            ev->opcode_name = op->display;
+        } else if (lookup_named(ctx, &(mx_table){0}, ETL_WINMETA_OPCODE, a, &v, &ev->opcode_name) == 0) {
+            ev->descriptor.opcode = (uint8_t)v;
+        }
+    }
+    uint64_t mask = 0;
+    if ((a = mx_attr(e, "keywords"))) {
+        char buf[256];
+        const char *s = a;
+        while (*s) {
+            while (isspace((unsigned char)*s)) s++;
+            size_t len = 0;
+            while (s[len] && !isspace((unsigned char)s[len])) len++;
+            if (len == 0) break;
+            if (len < sizeof(buf)) {
+                memcpy(buf, s, len);
+                buf[len] = '\0';
+                const char *disp;
+                if (lookup_named(ctx, &p->keywords, ETL_WINMETA_KEYWORD, buf, &v, &disp) == 0) mask |= v;
+            }
+            s += len;
+        }
+    }
+    if ((a = mx_attr(e, "channel"))) {
+        size_t idx;
+        const mx_item *ch = find_channel(&p->channels, a, &idx);
+        if (ch) {
+            ev->descriptor.channel = (uint8_t)ch->value;
+            ev->channel_name = ch->display;
+            /* mc: events of the n-th channel of the provider's list (defined or imported) get keyword
+             * bit 63-n (schemas.md §1.6; verified with ImportChannels.man / ReferenceChannels.man) */
+            if (idx < 8) mask |= 1ull << (63 - idx);
+        } else {
+            const etl_winmeta_entry *w = etl_winmeta_find(ETL_WINMETA_CHANNEL, a);
+            if (w) { ev->descriptor.channel = (uint8_t)w->value; ev->channel_name = etl_arena_strdup(&set->arena, w->name); }
+            else set->unresolved_strings++;
+        }
+    }
+    ev->descriptor.keyword = mask;
+    if (etl_schema_keyword_names(&set->arena, kw_defs, kw_count, mask, ev))
+        return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory");
+    ev->message = mx_resolve(ctx, mx_attr(e, "message"));
+    ev->event_name = etl_arena_strdup(&set->arena, mx_attr(e, "name"));
+    if ((a = mx_attr(e, "template"))) {
+        const mx_template *t = mx_find_template(ctx, a);
+        if (t) {
+            ev->properties = t->properties;
+            ev->property_count = t->property_count;
+            ev->top_level_count = t->top_level_count;
+        } else {
+            set->unresolved_strings++;
+        }
+    }
+    return ETL_OK;
+}
+
+static int parse_provider(mx_context *ctx, const xmlNode *prov, etl_error *err)
+{
+    etl_schema_set *set = ctx->set;
+    const char *guid_text = mx_attr(prov, "guid");
+    etl_guid guid;
+    if (!guid_text || etl_guid_parse(guid_text, &guid) != 0)
+        return etl_schema_fail(err, ETL_ERR_SCHEMA, ctx->origin, (uint64_t)prov->line,
+                               "provider '%s' (line %d): missing or invalid guid",
+                               mx_attr(prov, "name") ? mx_attr(prov, "name") : "?", prov->line);
+    etl_set_provider *sp = etl_schema_set_add_provider(set);
+    if (!sp) return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory");
+    sp->guid = guid;
+    sp->name = etl_arena_strdup(&set->arena, mx_attr(prov, "name"));
+    sp->message = mx_resolve(ctx, mx_attr(prov, "message"));
+
+    mx_provider p;
+    memset(&p, 0, sizeof(p));
+    ctx->map_count = ctx->template_count = 0;
+    if (parse_tables(ctx, prov, &p))
+        return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory");
+    int mrc = mx_parse_maps(ctx, prov, err);
+    if (mrc) return mrc;
+    for (const xmlNode *sec = prov->children; sec; sec = sec->next)
+        if (mx_is(sec, "templates")) {
+            int rc = mx_parse_templates(ctx, sec, err);
+            if (rc) return rc;
+        }
+    /* keyword display names: provider keywords, then the winmeta ones the provider did not redefine */
+    size_t nkw = p.keywords.count + 8;
+    etl_keyword_def *defs = etl_arena_alloc(&set->arena, nkw * sizeof(*defs));
+    if (!defs) return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory");
+    nkw = 0;
+    for (size_t i = 0; i < p.keywords.count; i++) {
+        defs[nkw].mask = p.keywords.items[i].value;
+        defs[nkw++].display = p.keywords.items[i].display;
+    }
+    for (uint64_t bit = 48; bit < 56; bit++) {
+        const etl_winmeta_entry *w = etl_winmeta_find_value(ETL_WINMETA_KEYWORD, 1ull << bit);
+        int defined = 0;
+        for (size_t i = 0; i < p.keywords.count; i++) defined |= p.keywords.items[i].value == 1ull << bit;
+        if (w && !defined) {
+            defs[nkw].mask = w->value;
+            defs[nkw++].display = w->display;
+        }
+    }
+    for (const xmlNode *sec = prov->children; sec; sec = sec->next) {
+        if (!mx_is(sec, "events")) continue;
+        for (const xmlNode *e = sec->children; e; e = e->next) {
+            if (!mx_is(e, "event")) continue;
+            int rc = parse_event(ctx, e, &p, sp, defs, nkw, err);
+            if (rc) return rc;
+        }
+    }
+    return ETL_OK;
+}
+
+static int walk_providers(mx_context *ctx, const xmlNode *n, int depth, etl_error *err)
+{
+    if (depth > 16) return ETL_OK;
+    for (const xmlNode *c = n->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE) continue;
+        if (mx_is(c, "provider") && mx_is(c->parent, "events")) {
+            int rc = parse_provider(ctx, c, err);
+            if (rc) return rc;
+            continue;
+        }
+        if (mx_is(c, "localization") || mx_is(c, "counters")) continue;
+        if (mx_is(c, "instrumentation")) ctx->saw_events = 1;  /* a manifest, maybe without events */
+        int rc = walk_providers(ctx, c, depth + 1, err);
+        if (rc) return rc;
+    }
+    return ETL_OK;
+}
+
+/* ---- document ---------------------------------------------------------------------------------------- */
+
+/* SAX hook: any DOCTYPE (internal subset) stops the parse before an entity can be declared. */
+static void refuse_doctype(void *user, const xmlChar *name, const xmlChar *external_id, const xmlChar *system_id)
+{
+    (void)name; (void)external_id; (void)system_id;
+    xmlParserCtxtPtr ctxt = user;
+    ctxt->_private = (void *)"document type declarations (DTD/entities) are not allowed";
+    xmlStopParser(ctxt);
+}
+
+static xmlDocPtr parse_document(const char *xml, size_t length, const char *origin, etl_error *err, int *rc)
+{
+    *rc = ETL_OK;
+    if (length > ETL_MANIFEST_MAX_BYTES) {
+        *rc = etl_schema_fail(err, ETL_ERR_SCHEMA, origin, UINT64_MAX, "manifest larger than %zu MiB refused",
+                              ETL_MANIFEST_MAX_BYTES >> 20);
+        return NULL;
+    }
+    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+    if (!ctxt) { *rc = etl_schema_fail(err, ETL_ERR_NOMEM, origin, UINT64_MAX, "out of memory"); return NULL; }
+    ctxt->sax->internalSubset = refuse_doctype;
+    ctxt->_private = NULL;
+    int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOBLANKS;
+    xmlDocPtr doc = xmlCtxtReadMemory(ctxt, xml, (int)length, origin, NULL, options);
+    const char *refused = ctxt->_private;
+    if (refused || !doc || !ctxt->wellFormed || doc->intSubset || !xmlDocGetRootElement(doc)) {
+        const xmlError *e = xmlCtxtGetLastError(ctxt);
+        char what[300];
+        if (refused) snprintf(what, sizeof(what), "%s", refused);
+        else if (e && e->message) {
+            snprintf(what, sizeof(what), "not well-formed XML (line %d): %s", e->line, e->message);
+            size_t l = strlen(what);
+            while (l && (what[l - 1] == '\n' || what[l - 1] == '\r')) what[--l] = '\0';
+        } else snprintf(what, sizeof(what), "not a usable XML document");
+        *rc = etl_schema_fail(err, ETL_ERR_SCHEMA, origin, UINT64_MAX, "%s", what);
+        if (doc) xmlFreeDoc(doc);
+        doc = NULL;
+    }
+    xmlFreeParserCtxt(ctxt);
+    return doc;
+}
+
+int etl_manifest_parse(etl_schema_set *set, const char *xml, size_t length, const char *origin, etl_error *err)
+{
+    if (!origin) origin = "(manifest)";
+    int rc;
+    xmlDocPtr doc = parse_document(xml, length, origin, err, &rc);
+    if (!doc) return rc;
+    mx_context ctx;
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.set = set;
+    ctx.origin = origin;
+    xmlNode *root = xmlDocGetRootElement(doc);
+    size_t before = set->provider_count;
+    rc = load_strings(&ctx, root, err);
+    if (rc == ETL_OK) rc = walk_providers(&ctx, (xmlNode *)doc, 0, err);
+    if (rc == ETL_OK && set->provider_count == before && !ctx.saw_events)
+        rc = etl_schema_fail(err, ETL_ERR_SCHEMA, origin, UINT64_MAX,
+                             "no instrumentation/events/provider element: not an instrumentation manifest");
+    free(ctx.strings);
+    xmlFreeDoc(doc);
+    return rc;
+}

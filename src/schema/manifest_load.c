@@ -1,0 +1,96 @@
+/* Public loaders for XML manifests, and registration of a parsed schema set into a registry. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema/manifest_model.h"
+
+int etl_schema_set_register(const etl_schema_set *set, etl_schema_registry *registry, etl_schema_source source,
+                            etl_error *err)
+{
+    for (size_t i = 0; i < set->provider_count; i++) {
+        const etl_set_provider *p = &set->providers[i];
+        if (p->name && etl_schema_registry_add_provider(registry, &p->guid, p->name, source) != ETL_OK)
+            return etl_schema_fail(err, ETL_ERR_NOMEM, "registry", UINT64_MAX, "out of memory");
+    }
+    for (size_t i = 0; i < set->event_count; i++) {
+        etl_event_info info = set->events[i];
+        info.source = source;
+        if (etl_schema_registry_add(registry, &info, ETL_KEY_MANIFEST) != ETL_OK)
+            return etl_schema_fail(err, ETL_ERR_NOMEM, "registry", UINT64_MAX, "out of memory");
+    }
+    return ETL_OK;
+}
+
+int etl_schema_load_manifest_memory(etl_schema_registry *registry, const char *xml, size_t length,
+                                    const char *origin, etl_schema_source source, etl_error *err)
+{
+    if (!registry || !xml) return etl_schema_fail(err, ETL_ERR_ARG, origin, UINT64_MAX, "bad argument");
+    etl_schema_set set;
+    etl_schema_set_init(&set);
+    int rc = etl_manifest_parse(&set, xml, length, origin, err);
+    if (rc == ETL_OK) rc = etl_schema_set_register(&set, registry, source, err);
+    etl_schema_set_free(&set);
+    return rc;
+}
+
+int etl_schema_load_manifest_file(etl_schema_registry *registry, const char *path, etl_schema_source source,
+                                  etl_error *err)
+{
+    unsigned char *data;
+    size_t size;
+    int rc = etl_schema_read_file(path, ETL_MANIFEST_MAX_BYTES, &data, &size, err);
+    if (rc != ETL_OK) return rc;
+    rc = etl_schema_load_manifest_memory(registry, (const char *)data, size, path, source, err);
+    free(data);
+    return rc;
+}
+
+typedef struct export_collect {
+    const etl_guid *providers;
+    size_t provider_count;
+    const etl_event_info **events;
+    size_t count, cap;
+    int failed;
+} export_collect;
+
+static int collect_for_export(const etl_event_info *info, etl_schema_key_kind key, void *ctx)
+{
+    export_collect *c = ctx;
+    if (key != ETL_KEY_MANIFEST) return 0;   /* classic MOF layouts have no manifest form */
+    if (c->provider_count) {
+        size_t i;
+        for (i = 0; i < c->provider_count; i++)
+            if (etl_guid_equal(&c->providers[i], &info->provider_guid)) break;
+        if (i == c->provider_count) return 0;
+    }
+    if (c->count == c->cap) {
+        size_t ncap = c->cap ? 2 * c->cap : 256;
+        const etl_event_info **p = realloc(c->events, ncap * sizeof(*p));
+        if (!p) { c->failed = 1; return 1; }
+        c->events = p;
+        c->cap = ncap;
+    }
+    c->events[c->count++] = info;
+    return 0;
+}
+
+int etl_schema_export_manifest(const etl_schema_registry *registry, const etl_guid *providers, size_t n,
+                               FILE *out, etl_error *err)
+{
+    if (!registry || !out || (n && !providers))
+        return etl_schema_fail(err, ETL_ERR_ARG, "-export", UINT64_MAX, "bad argument");
+    export_collect c = {providers, n, NULL, 0, 0, 0};
+    etl_schema_registry_visit(registry, collect_for_export, &c);
+    int rc = c.failed ? etl_schema_fail(err, ETL_ERR_NOMEM, "-export", UINT64_MAX, "out of memory")
+                      : etl_manifest_write(c.events, c.count, out, err);
+    free(c.events);
+    return rc;
+}
+
+int etl_schema_export_events(const etl_event_info *const *events, size_t count, FILE *out, etl_error *err)
+{
+    if ((!events && count) || !out) return etl_schema_fail(err, ETL_ERR_ARG, "-export", UINT64_MAX, "bad argument");
+    return etl_manifest_write(events, count, out, err);
+}

@@ -1,0 +1,86 @@
+/* Compiled manifests in binaries: a PE's WEVT_TEMPLATE resource, with display strings from the PE's own
+ * RT_MESSAGETABLE or, on Vista+ split binaries, from the `.mui` next to it or in a language folder
+ * (`en-US/foo.dll.mui` preferred). */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "schema/manifest_model.h"
+#include "schema/pe_resources.h"
+
+#define PE_MAX_BYTES ((size_t)256 << 20)
+
+/* Message table of a .mui file, if one exists; *buf owns the file bytes. */
+static int open_mui(const char *mui_path, unsigned char **buf, etl_pe_image *pe, etl_message_table *table)
+{
+    size_t size;
+    struct stat st;
+    if (stat(mui_path, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+    if (etl_schema_read_file(mui_path, PE_MAX_BYTES, buf, &size, NULL) != ETL_OK) return -1;
+    const uint8_t *data;
+    size_t len;
+    if (etl_pe_open(pe, *buf, size, mui_path, NULL) != ETL_OK ||
+        etl_pe_find_resource(pe, NULL, ETL_RT_MESSAGETABLE, &data, &len, NULL) != ETL_OK ||
+        etl_message_table_open(table, data, len) != ETL_OK) {
+        free(*buf);
+        *buf = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static int find_mui(const char *path, unsigned char **buf, etl_pe_image *pe, etl_message_table *table)
+{
+    char candidate[4096];
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) : 0;
+    const char *base = slash ? slash + 1 : path;
+    const char *dir = slash ? path : ".";
+    if (!slash) dirlen = 1;
+    if ((size_t)snprintf(candidate, sizeof(candidate), "%s.mui", path) < sizeof(candidate) &&
+        open_mui(candidate, buf, pe, table) == 0)
+        return 0;
+    if ((size_t)snprintf(candidate, sizeof(candidate), "%.*s/en-US/%s.mui", (int)dirlen, dir, base) <
+            sizeof(candidate) && open_mui(candidate, buf, pe, table) == 0)
+        return 0;
+    char dirpath[4096];
+    snprintf(dirpath, sizeof(dirpath), "%.*s", (int)dirlen, dir);
+    struct dirent **names;
+    int n = scandir(dirpath, &names, NULL, alphasort);
+    int found = -1;
+    for (int i = 0; i < n; i++) {
+        /* language folders look like "de-DE", "en-GB": letters and a dash */
+        const char *d = names[i]->d_name;
+        if (found != 0 && strlen(d) >= 2 && strlen(d) <= 12 && strchr(d, '-') && d[0] != '.' &&
+            (size_t)snprintf(candidate, sizeof(candidate), "%s/%s/%s.mui", dirpath, d, base) < sizeof(candidate))
+            found = open_mui(candidate, buf, pe, table);
+        free(names[i]);
+    }
+    if (n >= 0) free(names);
+    return found;
+}
+
+int etl_pe_schema_parse(etl_schema_set *set, const char *path, etl_error *err)
+{
+    unsigned char *file, *mui = NULL;
+    size_t size;
+    int rc = etl_schema_read_file(path, PE_MAX_BYTES, &file, &size, err);
+    if (rc != ETL_OK) return rc;
+    etl_pe_image pe, mui_pe;
+    const uint8_t *crim, *msgs;
+    size_t crim_len, msgs_len;
+    rc = etl_pe_open(&pe, file, size, path, err);
+    if (rc == ETL_OK) rc = etl_pe_find_resource(&pe, "WEVT_TEMPLATE", 0, &crim, &crim_len, err);
+    if (rc == ETL_OK) {
+        etl_message_table table;
+        int have = etl_pe_find_resource(&pe, NULL, ETL_RT_MESSAGETABLE, &msgs, &msgs_len, NULL) == ETL_OK &&
+                   etl_message_table_open(&table, msgs, msgs_len) == ETL_OK;
+        if (!have) have = find_mui(path, &mui, &mui_pe, &table) == 0;
+        rc = etl_wevt_parse(set, crim, crim_len, have ? &table : NULL, path, err);
+    }
+    free(mui);
+    free(file);
+    return rc;
+}

@@ -1,0 +1,222 @@
+/* XML manifests: <maps> (valueMap/bitMap) and <templates> (data/struct) → TDH-style property arrays. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema/manifest_xml.h"
+
+#define MAX_TEMPLATE_PROPERTIES 4096u   /* indices are u16; real templates have < 100 */
+#define MAX_STRUCT_DEPTH 8
+
+static size_t count_children(const xmlNode *parent, const char *a, const char *b)
+{
+    size_t n = 0;
+    for (const xmlNode *c = parent->children; c; c = c->next)
+        if (mx_is(c, a) || (b && mx_is(c, b))) n++;
+    return n;
+}
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+    const etl_map_entry *a = pa, *b = pb;
+    return a->value < b->value ? -1 : a->value > b->value;
+}
+
+static int parse_map(mx_context *ctx, const xmlNode *m, etl_error *err)
+{
+    etl_arena *arena = &ctx->set->arena;
+    const char *name = mx_attr(m, "name");
+    if (!name) { ctx->set->unresolved_strings++; return ETL_OK; }
+    size_t items = count_children(m, "map", NULL);
+    etl_map_info *info = etl_arena_alloc(arena, sizeof(*info));
+    etl_map_entry *entries = etl_arena_alloc(arena, (items ? items : 1) * sizeof(*entries));
+    if (!info || !entries) return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory");
+    info->name = etl_arena_strdup(arena, name);
+    info->flags = mx_is(m, "bitMap") ? ETL_MAP_BITMAP : ETL_MAP_VALUEMAP;
+    uint32_t k = 0;
+    for (const xmlNode *it = m->children; it; it = it->next) {
+        if (!mx_is(it, "map")) continue;
+        uint64_t v;
+        if (mx_number(mx_attr(it, "value"), &v) || v > UINT32_MAX) { ctx->set->unresolved_strings++; continue; }
+        const char *text = mx_resolve(ctx, mx_attr(it, "message"));
+        entries[k].value = (uint32_t)v;
+        entries[k].name = text ? text : "";
+        k++;
+    }
+    /* mc stores items sorted by value; TDH (and our bitmap rendering) sees them in that order */
+    qsort(entries, k, sizeof(*entries), entry_cmp);
+    info->entry_count = k;
+    info->entries = entries;
+    ctx->maps[ctx->map_count].name = info->name;
+    ctx->maps[ctx->map_count].info = info;
+    ctx->map_count++;
+    return ETL_OK;
+}
+
+int mx_parse_maps(mx_context *ctx, const xmlNode *provider, etl_error *err)
+{
+    /* <maps> holds the maps; some hand-written manifests put them directly in <provider> (PerfView's
+     * EnumTest), which PerfView accepts, so we do too */
+    size_t n = count_children(provider, "valueMap", "bitMap");
+    for (const xmlNode *sec = provider->children; sec; sec = sec->next)
+        if (mx_is(sec, "maps")) n += count_children(sec, "valueMap", "bitMap");
+    ctx->maps = etl_arena_alloc(&ctx->set->arena, (n ? n : 1) * sizeof(*ctx->maps));
+    if (!ctx->maps) return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory (maps)");
+    ctx->map_count = 0;
+    for (const xmlNode *sec = provider->children; sec; sec = sec->next) {
+        int rc = ETL_OK;
+        if (mx_is(sec, "valueMap") || mx_is(sec, "bitMap")) rc = parse_map(ctx, sec, err);
+        else if (mx_is(sec, "maps"))
+            for (const xmlNode *m = sec->children; m && rc == ETL_OK; m = m->next)
+                if (mx_is(m, "valueMap") || mx_is(m, "bitMap")) rc = parse_map(ctx, m, err);
+        if (rc != ETL_OK) return rc;
+    }
+    return ETL_OK;
+}
+
+static const etl_map_info *find_map(const mx_context *ctx, const char *name)
+{
+    for (size_t i = 0; i < ctx->map_count; i++)
+        if (strcmp(ctx->maps[i].name, name) == 0) return ctx->maps[i].info;
+    for (size_t i = 0; i < ctx->map_count; i++)
+        if (mx_name_equal(ctx->maps[i].name, name)) return ctx->maps[i].info;
+    return NULL;
+}
+
+static int is_field(const xmlNode *n) { return mx_is(n, "data") || mx_is(n, "struct"); }
+
+/* Number of data/struct entries below `parent` (all levels); -1 when nested too deep or too many. */
+static long count_fields(const xmlNode *parent, int depth)
+{
+    if (depth > MAX_STRUCT_DEPTH) return -1;
+    long n = 0;
+    for (const xmlNode *c = parent->children; c; c = c->next) {
+        if (!is_field(c)) continue;
+        n++;
+        if (mx_is(c, "struct")) {
+            long sub = count_fields(c, depth + 1);
+            if (sub < 0) return -1;
+            n += sub;
+        }
+        if (n > (long)MAX_TEMPLATE_PROPERTIES) return -1;
+    }
+    return n;
+}
+
+/* `count`/`length`: a decimal constant, or the name of an earlier field of the same scope (same parent
+ * element); a reference is stored as the absolute index into the property array, as TDH does. */
+static int set_size_attr(const char *text, const xmlNode *const *nodes, const etl_property_info *props,
+                         size_t self, int is_count, etl_property_info *p)
+{
+    if (!text) return 0;
+    uint64_t v;
+    if (mx_number(text, &v) == 0) {
+        if (v > UINT16_MAX) return -1;
+        /* mc compiles a constant 0 as "no count/length", and a constant length only for strings and
+         * binary (Large.man Template6/Template8: SID length="1" is dropped) */
+        if (v == 0) return 0;
+        if (!is_count && p->in_type != ETL_IN_UNICODESTRING && p->in_type != ETL_IN_ANSISTRING &&
+            p->in_type != ETL_IN_BINARY)
+            return 0;
+        if (is_count) { p->flags |= ETL_PROP_PARAM_FIXED_COUNT; p->count = (uint16_t)v; }
+        else { p->flags |= ETL_PROP_PARAM_FIXED_LENGTH; p->length = (uint16_t)v; }
+        return 0;
+    }
+    for (size_t j = 0; j < self; j++) {
+        if (nodes[j]->parent != nodes[self]->parent) continue;
+        if (props[j].name && strcmp(props[j].name, text) == 0) {
+            if (is_count) { p->flags |= ETL_PROP_PARAM_COUNT; p->count = (uint16_t)j; }
+            else { p->flags |= ETL_PROP_PARAM_LENGTH; p->length = (uint16_t)j; }
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int parse_template(mx_context *ctx, const xmlNode *t, mx_template *out, etl_error *err)
+{
+    etl_arena *arena = &ctx->set->arena;
+    long total = count_fields(t, 0);
+    if (total < 0)
+        return etl_schema_fail(err, ETL_ERR_SCHEMA, ctx->origin, (uint64_t)t->line,
+                               "template '%s': too many fields or structs nested too deep", out->tid);
+    const xmlNode **nodes = calloc((size_t)(total ? total : 1), sizeof(*nodes));
+    etl_property_info *props = etl_arena_alloc(arena, (size_t)(total ? total : 1) * sizeof(*props));
+    if (!nodes || !props) {
+        free(nodes);
+        return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory (template)");
+    }
+    /* Breadth-first: top-level fields first, then the members of each struct (TDH/mc order). */
+    size_t n = 0, top = 0;
+    for (const xmlNode *c = t->children; c; c = c->next)
+        if (is_field(c)) nodes[n++] = c;
+    top = n;
+    int rc = ETL_OK;
+    for (size_t i = 0; i < n; i++) {
+        const xmlNode *c = nodes[i];
+        etl_property_info *p = &props[i];
+        p->name = etl_arena_strdup(arena, mx_attr(c, "name"));
+        p->count = 1;
+        if (mx_is(c, "struct")) {
+            p->flags = ETL_PROP_STRUCT;
+            p->struct_start = (uint16_t)n;
+            for (const xmlNode *m = c->children; m; m = m->next)
+                if (is_field(m)) nodes[n++] = m;
+            p->struct_count = (uint16_t)(n - p->struct_start);
+        } else {
+            const char *in = mx_attr(c, "inType");
+            const char *outname = mx_attr(c, "outType");
+            if (etl_manifest_in_type(in, &p->in_type)) {
+                rc = etl_schema_fail(err, ETL_ERR_SCHEMA, ctx->origin, (uint64_t)c->line,
+                                     "template '%s' field '%s': unknown inType '%s'", out->tid,
+                                     p->name ? p->name : "?", in ? in : "(none)");
+                break;
+            }
+            if (!outname || etl_manifest_out_type(outname, &p->out_type))
+                p->out_type = etl_manifest_default_out_type(p->in_type);
+            const char *map = mx_attr(c, "map");
+            if (map) {
+                p->map = find_map(ctx, map);
+                if (!p->map) ctx->set->unresolved_strings++;
+            }
+        }
+        if (set_size_attr(mx_attr(c, "count"), nodes, props, i, 1, p) ||
+            set_size_attr(mx_attr(c, "length"), nodes, props, i, 0, p)) {
+            rc = etl_schema_fail(err, ETL_ERR_SCHEMA, ctx->origin, (uint64_t)c->line,
+                                 "template '%s' field '%s': count/length is neither a number up to 65535 nor an earlier "
+                                 "field", out->tid, p->name ? p->name : "?");
+            break;
+        }
+        if ((p->flags & ETL_PROP_PARAM_FIXED_COUNT) == 0 && (p->flags & ETL_PROP_PARAM_COUNT) == 0) p->count = 1;
+    }
+    free(nodes);
+    if (rc != ETL_OK) return rc;
+    out->properties = props;
+    out->property_count = (uint32_t)n;
+    out->top_level_count = (uint32_t)top;
+    return ETL_OK;
+}
+
+int mx_parse_templates(mx_context *ctx, const xmlNode *templates, etl_error *err)
+{
+    size_t n = count_children(templates, "template", NULL);
+    ctx->templates = etl_arena_alloc(&ctx->set->arena, (n ? n : 1) * sizeof(*ctx->templates));
+    if (!ctx->templates) return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory");
+    ctx->template_count = 0;
+    for (const xmlNode *t = templates->children; t; t = t->next) {
+        if (!mx_is(t, "template")) continue;
+        mx_template *out = &ctx->templates[ctx->template_count];
+        out->tid = mx_attr(t, "tid");
+        if (!out->tid) { ctx->set->unresolved_strings++; continue; }
+        int rc = parse_template(ctx, t, out, err);
+        if (rc != ETL_OK) return rc;
+        ctx->template_count++;
+    }
+    return ETL_OK;
+}
+
+const mx_template *mx_find_template(const mx_context *ctx, const char *tid)
+{
+    for (size_t i = 0; i < ctx->template_count; i++)
+        if (strcmp(ctx->templates[i].tid, tid) == 0) return &ctx->templates[i];
+    return NULL;
+}

@@ -1,0 +1,60 @@
+/* Internal to the XML manifest parser (manifest.c, manifest_template.c): parse context, per-provider
+ * tables and small libxml2 helpers. Elements are matched by local name (schemas.md §1.1: CBS manifests put
+ * the localization elements in another namespace). */
+#ifndef ETL_SCHEMA_MANIFEST_XML_H
+#define ETL_SCHEMA_MANIFEST_XML_H
+
+#include <libxml/tree.h>
+
+#include "schema/manifest_model.h"
+
+typedef struct mx_string {
+    const char *id;
+    const char *value;       /* in the document */
+    char *resolved;          /* arena copy, made on first use */
+} mx_string;
+
+typedef struct mx_map {
+    const char *name;
+    etl_map_info *info;
+} mx_map;
+
+typedef struct mx_template {
+    const char *tid;
+    const etl_property_info *properties;
+    uint32_t property_count, top_level_count;
+} mx_template;
+
+typedef struct mx_context {
+    etl_schema_set *set;
+    const char *origin;
+    mx_string *strings;
+    size_t string_count;
+    mx_map *maps;
+    size_t map_count;
+    mx_template *templates;
+    size_t template_count;
+    int saw_events;          /* an instrumentation element exists (a manifest, maybe without events) */
+} mx_context;
+
+static inline int mx_is(const xmlNode *n, const char *local)
+{
+    return n && n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, local) == 0;
+}
+
+/* Unqualified attribute value (NULL if absent or not plain text). */
+const char *mx_attr(const xmlNode *n, const char *name);
+/* Decimal or 0x-hex unsigned number; 0 on success. */
+int mx_number(const char *text, uint64_t *out);
+/* "$(string.X)" → string-table text (arena); other text is returned as an arena copy; NULL stays NULL.
+ * Unresolvable references count in set->unresolved_strings and yield NULL. */
+const char *mx_resolve(mx_context *ctx, const char *text);
+/* Name comparison for QNames: exact, else equal local parts. */
+int mx_name_equal(const char *a, const char *b);
+
+/* manifest_template.c: the provider's maps and <templates>; entries go into ctx->maps / ctx->templates. */
+int mx_parse_maps(mx_context *ctx, const xmlNode *provider, etl_error *err);
+int mx_parse_templates(mx_context *ctx, const xmlNode *templates, etl_error *err);
+const mx_template *mx_find_template(const mx_context *ctx, const char *tid);
+
+#endif

@@ -1,0 +1,73 @@
+/* RT_MESSAGETABLE resources (schemas.md §2.9): message id → text. Every block and entry is bounds-checked;
+ * a bad block makes its ids unresolvable instead of failing the whole table. */
+#include <string.h>
+
+#include "schema/manifest_model.h"
+#include "util/le.h"
+
+enum {
+    MT_BLOCK_SIZE = 12,         /* low id, high id, offset of the first entry */
+    MT_ENTRY_HEADER = 4,        /* u16 length (incl. header), u16 flags */
+    MT_FLAG_UNICODE = 0x1,
+    MT_MAX_WALK = 65536         /* entries walked inside one block (hostile "high" ids) */
+};
+
+int etl_message_table_open(etl_message_table *table, const uint8_t *data, size_t size)
+{
+    memset(table, 0, sizeof(*table));
+    if (size < 4) return ETL_ERR_TRUNCATED;
+    uint32_t blocks = etl_le32(data);
+    if (blocks > (size - 4) / MT_BLOCK_SIZE) return ETL_ERR_FORMAT;
+    table->data = data;
+    table->size = size;
+    table->block_count = blocks;
+    return ETL_OK;
+}
+
+/* Windows-1252 is what mc writes for non-Unicode tables in practice; bytes ≥ 0x80 map to U+0080.. here,
+ * which is exact for Latin-1 and a visible approximation otherwise. */
+static char *ansi_to_utf8(etl_arena *arena, const uint8_t *p, size_t n)
+{
+    size_t len = 0;
+    while (len < n && p[len]) len++;
+    char *out = etl_arena_alloc(arena, 2 * len + 1);
+    if (!out) return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] < 0x80) out[o++] = (char)p[i];
+        else { out[o++] = (char)(0xC0 | p[i] >> 6); out[o++] = (char)(0x80 | (p[i] & 0x3F)); }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+const char *etl_message_table_lookup(const etl_message_table *table, uint32_t id, etl_arena *arena)
+{
+    if (!table || !table->data || id == UINT32_MAX) return NULL;
+    for (uint32_t b = 0; b < table->block_count; b++) {
+        const uint8_t *blk = table->data + 4 + (size_t)b * MT_BLOCK_SIZE;
+        uint32_t low = etl_le32(blk), high = etl_le32(blk + 4), off = etl_le32(blk + 8);
+        if (id < low || id > high) continue;
+        if (id - low > MT_MAX_WALK) return NULL;
+        size_t pos = off;
+        for (uint32_t k = low;; k++) {
+            if (pos > table->size || table->size - pos < MT_ENTRY_HEADER) return NULL;
+            uint16_t len = etl_le16(table->data + pos);
+            uint16_t flags = etl_le16(table->data + pos + 2);
+            if (len < MT_ENTRY_HEADER || len > table->size - pos) return NULL;
+            if (k == id) {
+                const uint8_t *text = table->data + pos + MT_ENTRY_HEADER;
+                size_t bytes = len - MT_ENTRY_HEADER;
+                char *s = (flags & MT_FLAG_UNICODE) ? etl_arena_utf16(arena, text, bytes / 2)
+                                                    : ansi_to_utf8(arena, text, bytes);
+                if (!s) return NULL;
+                /* mc appends "\r\n" to every message (schemas.md §1.7) */
+                size_t l = strlen(s);
+                while (l && (s[l - 1] == '\n' || s[l - 1] == '\r')) s[--l] = '\0';
+                return s;
+            }
+            pos += len;
+        }
+    }
+    return NULL;
+}

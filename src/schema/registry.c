@@ -1,0 +1,421 @@
+/* Schema registry: every schema source adds event descriptions here; the decoder looks them up per record.
+ *
+ * - Keys: (kind, GUID, id-or-opcode, version) in an open-addressing hash → O(1) exact lookups. A second hash
+ *   keyed by (kind, GUID, id-or-opcode) lists the versions present, for the version fallback of
+ *   etl_schema_registry_find (exact, else highest lower, else lowest higher).
+ * - Precedence: sources are ranked by the lookup order of etl_schema_source (lower value = earlier). An entry is
+ *   replaced by an earlier source, or by the same source again (an EventSource re-sends its manifest); a later
+ *   source never overrides. Replaced copies stay in the arena until the registry is freed.
+ * - Descriptions are deep-copied into a chunked arena, so callers may free theirs right after adding. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "etl/etl_schema.h"
+
+/* ---- arena ------------------------------------------------------------------------------------------- */
+
+#define ARENA_BLOCK 65536u
+
+typedef struct arena_block {
+    struct arena_block *next;
+    size_t used, size;
+    max_align_t data[];
+} arena_block;
+
+static void *arena_alloc(arena_block **head, size_t n)
+{
+    n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    arena_block *b = *head;
+    if (!b || b->size - b->used < n) {
+        size_t size = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+        b = malloc(sizeof *b + size);
+        if (!b) return NULL;
+        b->size = size;
+        b->used = 0;
+        b->next = *head;
+        *head = b;
+    }
+    void *p = (char *)b->data + b->used;
+    b->used += n;
+    return p;
+}
+
+static const char *arena_strdup(arena_block **head, const char *s, int *failed)
+{
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = arena_alloc(head, n);
+    if (!d) {
+        *failed = 1;
+        return NULL;
+    }
+    memcpy(d, s, n);
+    return d;
+}
+
+/* ---- keys and hashing -------------------------------------------------------------------------------- */
+
+typedef struct schema_key {
+    etl_guid guid;
+    uint16_t id;       /* event id or classic opcode */
+    uint8_t version;
+    uint8_t kind;
+} schema_key;
+
+typedef struct schema_entry {
+    schema_key key;
+    etl_event_info *info;
+} schema_entry;
+
+/* versions of one (kind, guid, id) */
+typedef struct schema_family {
+    schema_key key; /* version unused */
+    uint32_t first_entry; /* head of a list through version_next */
+} schema_family;
+
+typedef struct provider_entry {
+    etl_guid guid;
+    const char *name;
+    etl_schema_source source;
+} provider_entry;
+
+struct etl_schema_registry {
+    arena_block *arena;
+    schema_entry *entries;     /* insertion order (visit) */
+    uint32_t *version_next;    /* per entry: next entry of the same family, UINT32_MAX ends */
+    size_t entry_count, entry_capacity;
+    uint32_t *slots;           /* entry index + 1, 0 = empty */
+    size_t slot_capacity;
+    schema_family *families;
+    size_t family_count, family_capacity;
+    uint32_t *family_slots;
+    size_t family_slot_capacity;
+    provider_entry *providers;
+    size_t provider_count, provider_capacity;
+    uint32_t *provider_slots;
+    size_t provider_slot_capacity;
+};
+
+static uint64_t mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 33);
+}
+
+static uint64_t hash_guid(const etl_guid *g)
+{
+    uint64_t d4 = 0;
+    for (int i = 0; i < 8; i++) d4 = d4 << 8 | g->data4[i];
+    return mix(((uint64_t)g->data1 << 32 | (uint64_t)g->data2 << 16 | g->data3) ^ mix(d4));
+}
+
+static uint64_t hash_key(const schema_key *k, int with_version)
+{
+    uint64_t extra = (uint64_t)k->id << 16 | (uint64_t)k->kind << 8 | (with_version ? k->version : 0);
+    return mix(hash_guid(&k->guid) ^ extra);
+}
+
+static int same_family(const schema_key *a, const schema_key *b)
+{
+    return a->kind == b->kind && a->id == b->id && etl_guid_equal(&a->guid, &b->guid);
+}
+
+/* Finds the slot holding a matching index or the empty slot where it would go. `match` compares index-1. */
+typedef int (*slot_match_fn)(const etl_schema_registry *r, uint32_t index, const void *key);
+
+static size_t probe(const etl_schema_registry *r, const uint32_t *slots, size_t capacity, uint64_t hash,
+                    slot_match_fn match, const void *key)
+{
+    size_t mask = capacity - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask)
+        if (!slots[i] || match(r, slots[i] - 1, key)) return i;
+}
+
+static int entry_match(const etl_schema_registry *r, uint32_t index, const void *key)
+{
+    const schema_key *k = key;
+    return same_family(&r->entries[index].key, k) && r->entries[index].key.version == k->version;
+}
+
+static int family_match(const etl_schema_registry *r, uint32_t index, const void *key)
+{
+    return same_family(&r->families[index].key, key);
+}
+
+static int provider_match(const etl_schema_registry *r, uint32_t index, const void *key)
+{
+    return etl_guid_equal(&r->providers[index].guid, key);
+}
+
+/* Grows a slot table to keep the load at most 1/2 and re-inserts every index. */
+static int grow_slots(etl_schema_registry *r, uint32_t **slots, size_t *capacity, size_t count,
+                      uint64_t (*hash_of)(const etl_schema_registry *, uint32_t))
+{
+    if ((count + 1) * 2 <= *capacity) return 0;
+    size_t cap = *capacity ? *capacity * 2 : 64;
+    uint32_t *s = calloc(cap, sizeof *s);
+    if (!s) return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t j = hash_of(r, i) & (cap - 1);
+        while (s[j]) j = (j + 1) & (cap - 1);
+        s[j] = i + 1;
+    }
+    free(*slots);
+    *slots = s;
+    *capacity = cap;
+    return 0;
+}
+
+static uint64_t entry_hash(const etl_schema_registry *r, uint32_t i) { return hash_key(&r->entries[i].key, 1); }
+static uint64_t family_hash(const etl_schema_registry *r, uint32_t i) { return hash_key(&r->families[i].key, 0); }
+static uint64_t provider_hash(const etl_schema_registry *r, uint32_t i) { return hash_guid(&r->providers[i].guid); }
+
+static int grow_array(void **array, size_t *capacity, size_t count, size_t element)
+{
+    if (count < *capacity) return 0;
+    size_t cap = *capacity ? *capacity * 2 : 64;
+    void *p = realloc(*array, cap * element);
+    if (!p) return -1;
+    *array = p;
+    *capacity = cap;
+    return 0;
+}
+
+/* ---- lifetime ---------------------------------------------------------------------------------------- */
+
+etl_schema_registry *etl_schema_registry_new(void) { return calloc(1, sizeof(etl_schema_registry)); }
+
+void etl_schema_registry_free(etl_schema_registry *r)
+{
+    if (!r) return;
+    for (arena_block *b = r->arena, *next; b; b = next) {
+        next = b->next;
+        free(b);
+    }
+    free(r->entries);
+    free(r->version_next);
+    free(r->slots);
+    free(r->families);
+    free(r->family_slots);
+    free(r->providers);
+    free(r->provider_slots);
+    free(r);
+}
+
+const char *etl_schema_source_name(etl_schema_source source)
+{
+    static const char *const names[ETL_SOURCE_COUNT] = {"none", "tracelogging", "manifest", "wevt", "eventsource",
+                                                        "embedded", "bundled", "kernel", "tmf"};
+    return (unsigned)source < ETL_SOURCE_COUNT ? names[source] : "none";
+}
+
+/* ---- deep copy --------------------------------------------------------------------------------------- */
+
+static const etl_map_info *copy_map(etl_schema_registry *r, const etl_map_info *map, int *failed)
+{
+    etl_map_info *m = arena_alloc(&r->arena, sizeof *m);
+    etl_map_entry *entries = map->entry_count ? arena_alloc(&r->arena, map->entry_count * sizeof *entries) : NULL;
+    if (!m || (map->entry_count && !entries)) {
+        *failed = 1;
+        return NULL;
+    }
+    m->name = arena_strdup(&r->arena, map->name, failed);
+    m->flags = map->flags;
+    m->entry_count = map->entries ? map->entry_count : 0;
+    for (uint32_t i = 0; i < m->entry_count; i++) {
+        entries[i].value = map->entries[i].value;
+        entries[i].name = arena_strdup(&r->arena, map->entries[i].name, failed);
+    }
+    m->entries = entries;
+    return m;
+}
+
+static etl_event_info *copy_info(etl_schema_registry *r, const etl_event_info *src)
+{
+    int failed = 0;
+    etl_event_info *d = arena_alloc(&r->arena, sizeof *d);
+    if (!d) return NULL;
+    *d = *src;
+    d->provider_name = arena_strdup(&r->arena, src->provider_name, &failed);
+    d->event_name = arena_strdup(&r->arena, src->event_name, &failed);
+    d->task_name = arena_strdup(&r->arena, src->task_name, &failed);
+    d->opcode_name = arena_strdup(&r->arena, src->opcode_name, &failed);
+    d->level_name = arena_strdup(&r->arena, src->level_name, &failed);
+    d->channel_name = arena_strdup(&r->arena, src->channel_name, &failed);
+    d->message = arena_strdup(&r->arena, src->message, &failed);
+    d->provider_message = arena_strdup(&r->arena, src->provider_message, &failed);
+    d->keyword_names = NULL;
+    d->keyword_name_count = src->keyword_names ? src->keyword_name_count : 0;
+    if (d->keyword_name_count) {
+        const char **k = arena_alloc(&r->arena, d->keyword_name_count * sizeof *k);
+        if (!k) return NULL;
+        for (uint32_t i = 0; i < d->keyword_name_count; i++) k[i] = arena_strdup(&r->arena, src->keyword_names[i], &failed);
+        d->keyword_names = k;
+    }
+    d->properties = NULL;
+    d->property_count = src->properties ? src->property_count : 0;
+    if (d->top_level_count > d->property_count) d->top_level_count = d->property_count;
+    if (d->property_count) {
+        etl_property_info *p = arena_alloc(&r->arena, d->property_count * sizeof *p);
+        if (!p) return NULL;
+        /* maps are usually shared by several properties: copy each distinct one once */
+        const etl_map_info *seen_src[8] = {0}, *seen_dst[8] = {0};
+        unsigned seen = 0;
+        for (uint32_t i = 0; i < d->property_count; i++) {
+            p[i] = src->properties[i];
+            p[i].name = arena_strdup(&r->arena, src->properties[i].name, &failed);
+            const etl_map_info *map = src->properties[i].map;
+            if (!map) continue;
+            unsigned j = 0;
+            while (j < seen && seen_src[j] != map) j++;
+            if (j < seen) {
+                p[i].map = seen_dst[j];
+                continue;
+            }
+            p[i].map = copy_map(r, map, &failed);
+            seen_src[seen % 8] = map;
+            seen_dst[seen % 8] = p[i].map;
+            if (seen < 8) seen++;
+        }
+        d->properties = p;
+    }
+    return failed ? NULL : d;
+}
+
+/* ---- providers --------------------------------------------------------------------------------------- */
+
+int etl_schema_registry_add_provider(etl_schema_registry *r, const etl_guid *guid, const char *name,
+                                     etl_schema_source source)
+{
+    if (!r || !guid || !name || !*name) return ETL_ERR_ARG;
+    if (grow_slots(r, &r->provider_slots, &r->provider_slot_capacity, r->provider_count, provider_hash) != 0)
+        return ETL_ERR_NOMEM;
+    size_t slot = probe(r, r->provider_slots, r->provider_slot_capacity, hash_guid(guid), provider_match, guid);
+    if (r->provider_slots[slot]) {
+        provider_entry *p = &r->providers[r->provider_slots[slot] - 1];
+        if (source > p->source || strcmp(p->name, name) == 0) return ETL_OK;
+        int failed = 0;
+        const char *copy = arena_strdup(&r->arena, name, &failed);
+        if (!copy) return ETL_ERR_NOMEM;
+        p->name = copy;
+        p->source = source;
+        return ETL_OK;
+    }
+    if (grow_array((void **)&r->providers, &r->provider_capacity, r->provider_count, sizeof *r->providers) != 0)
+        return ETL_ERR_NOMEM;
+    int failed = 0;
+    const char *copy = arena_strdup(&r->arena, name, &failed);
+    if (!copy) return ETL_ERR_NOMEM;
+    r->providers[r->provider_count] = (provider_entry){*guid, copy, source};
+    r->provider_slots[slot] = (uint32_t)++r->provider_count;
+    return ETL_OK;
+}
+
+const char *etl_schema_registry_provider_name(const etl_schema_registry *r, const etl_guid *guid)
+{
+    if (!r || !guid || !r->provider_count) return NULL;
+    size_t slot = probe(r, r->provider_slots, r->provider_slot_capacity, hash_guid(guid), provider_match, guid);
+    return r->provider_slots[slot] ? r->providers[r->provider_slots[slot] - 1].name : NULL;
+}
+
+/* ---- event descriptions ------------------------------------------------------------------------------ */
+
+static schema_key make_key(etl_schema_key_kind kind, const etl_guid *guid, uint16_t id, uint8_t version)
+{
+    schema_key k;
+    memset(&k, 0, sizeof k);
+    k.guid = *guid;
+    k.id = id;
+    k.version = version;
+    k.kind = (uint8_t)kind;
+    return k;
+}
+
+static int link_family(etl_schema_registry *r, uint32_t entry)
+{
+    const schema_key *k = &r->entries[entry].key;
+    if (grow_slots(r, &r->family_slots, &r->family_slot_capacity, r->family_count, family_hash) != 0) return -1;
+    size_t slot = probe(r, r->family_slots, r->family_slot_capacity, hash_key(k, 0), family_match, k);
+    if (r->family_slots[slot]) {
+        schema_family *f = &r->families[r->family_slots[slot] - 1];
+        r->version_next[entry] = f->first_entry;
+        f->first_entry = entry;
+        return 0;
+    }
+    if (grow_array((void **)&r->families, &r->family_capacity, r->family_count, sizeof *r->families) != 0) return -1;
+    r->families[r->family_count] = (schema_family){*k, entry};
+    r->version_next[entry] = UINT32_MAX;
+    r->family_slots[slot] = (uint32_t)++r->family_count;
+    return 0;
+}
+
+int etl_schema_registry_add(etl_schema_registry *r, const etl_event_info *info, etl_schema_key_kind kind)
+{
+    if (!r || !info || (kind != ETL_KEY_MANIFEST && kind != ETL_KEY_CLASSIC)) return ETL_ERR_ARG;
+    schema_key k = kind == ETL_KEY_MANIFEST
+                       ? make_key(kind, &info->provider_guid, info->descriptor.id, info->descriptor.version)
+                       : make_key(kind, &info->event_guid, info->descriptor.opcode, info->descriptor.version);
+    if (info->provider_name && *info->provider_name) {
+        /* classic records carry the class GUID, manifest records the provider GUID: name both */
+        int rc = etl_schema_registry_add_provider(r, &k.guid, info->provider_name, info->source);
+        if (rc == ETL_OK && kind == ETL_KEY_CLASSIC && !etl_guid_is_zero(&info->provider_guid))
+            rc = etl_schema_registry_add_provider(r, &info->provider_guid, info->provider_name, info->source);
+        if (rc != ETL_OK) return rc;
+    }
+    if (grow_slots(r, &r->slots, &r->slot_capacity, r->entry_count, entry_hash) != 0) return ETL_ERR_NOMEM;
+    size_t slot = probe(r, r->slots, r->slot_capacity, hash_key(&k, 1), entry_match, &k);
+    if (r->slots[slot]) {
+        schema_entry *e = &r->entries[r->slots[slot] - 1];
+        if (info->source > e->info->source) return ETL_OK; /* a later source never overrides */
+        etl_event_info *copy = copy_info(r, info);
+        if (!copy) return ETL_ERR_NOMEM;
+        e->info = copy;
+        return ETL_OK;
+    }
+    if (grow_array((void **)&r->entries, &r->entry_capacity, r->entry_count, sizeof *r->entries) != 0)
+        return ETL_ERR_NOMEM;
+    size_t next_cap = r->entry_capacity;
+    uint32_t *next = realloc(r->version_next, next_cap * sizeof *next);
+    if (!next) return ETL_ERR_NOMEM;
+    r->version_next = next;
+    etl_event_info *copy = copy_info(r, info);
+    if (!copy) return ETL_ERR_NOMEM;
+    uint32_t index = (uint32_t)r->entry_count;
+    r->entries[index] = (schema_entry){k, copy};
+    if (link_family(r, index) != 0) return ETL_ERR_NOMEM;
+    r->entry_count++;
+    r->slots[slot] = index + 1;
+    return ETL_OK;
+}
+
+const etl_event_info *etl_schema_registry_find(const etl_schema_registry *r, etl_schema_key_kind kind,
+                                               const etl_guid *guid, uint16_t id_or_opcode, uint8_t version)
+{
+    if (!r || !guid || !r->entry_count) return NULL;
+    schema_key k = make_key(kind, guid, id_or_opcode, version);
+    size_t slot = probe(r, r->slots, r->slot_capacity, hash_key(&k, 1), entry_match, &k);
+    if (r->slots[slot]) return r->entries[r->slots[slot] - 1].info;
+
+    slot = probe(r, r->family_slots, r->family_slot_capacity, hash_key(&k, 0), family_match, &k);
+    if (!r->family_slots[slot]) return NULL;
+    int below = -1, above = 256;
+    uint32_t below_entry = 0, above_entry = 0;
+    for (uint32_t e = r->families[r->family_slots[slot] - 1].first_entry; e != UINT32_MAX; e = r->version_next[e]) {
+        int v = r->entries[e].key.version;
+        if (v < version && v > below) below = v, below_entry = e;
+        if (v > version && v < above) above = v, above_entry = e;
+    }
+    if (below >= 0) return r->entries[below_entry].info;
+    if (above < 256) return r->entries[above_entry].info;
+    return NULL;
+}
+
+void etl_schema_registry_visit(const etl_schema_registry *r, etl_schema_visit_fn fn, void *ctx)
+{
+    if (!r || !fn) return;
+    for (size_t i = 0; i < r->entry_count; i++)
+        if (fn(r->entries[i].info, (etl_schema_key_kind)r->entries[i].key.kind, ctx)) return;
+}

@@ -1,0 +1,227 @@
+/* Where schemas come from on disk: folders of manifests and binaries, the bundled manifests shipped with
+ * etlconv, and $ETLCONV_SCHEMA_PATH. Precedence between sources is the registry's (docs/schemas.md). */
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "schema/manifest_model.h"
+
+#ifndef ETL_BUNDLED_SCHEMA_DIR
+#define ETL_BUNDLED_SCHEMA_DIR "/usr/local/share/etlconv/schemas"
+#endif
+
+#define MAX_DIR_DEPTH 8
+
+typedef struct walk_state {
+    etl_schema_registry *registry;
+    etl_schema_source source;
+    etl_error *err;          /* first failure */
+    int first_rc;
+    unsigned failures;
+    unsigned loaded;
+} walk_state;
+
+int etl_schema_load_pe_file(etl_schema_registry *registry, const char *path, etl_error *err)
+{
+    etl_schema_set set;
+    etl_schema_set_init(&set);
+    int rc = etl_pe_schema_parse(&set, path, err);
+    if (rc == 1) rc = etl_schema_fail(err, ETL_ERR_SCHEMA, path, UINT64_MAX, "no WEVT_TEMPLATE resource");
+    /* a provider that failed does not stop the others of the same binary from loading */
+    if (set.event_count || set.provider_count) {
+        etl_error rerr;
+        int r2 = etl_schema_set_register(&set, registry, ETL_SOURCE_USER_WEVT, rc == ETL_OK ? err : &rerr);
+        if (rc == ETL_OK) rc = r2;
+    }
+    etl_schema_set_free(&set);
+    return rc;
+}
+
+static int has_suffix(const char *name, const char *suffix)
+{
+    size_t n = strlen(name), s = strlen(suffix);
+    return n > s && strcasecmp(name + n - s, suffix) == 0;
+}
+
+static int is_manifest_name(const char *name)
+{
+    return has_suffix(name, ".man") || has_suffix(name, ".xml") || has_suffix(name, ".manifest");
+}
+
+static int is_binary_name(const char *name)
+{
+    return has_suffix(name, ".dll") || has_suffix(name, ".exe") || has_suffix(name, ".sys");
+}
+
+static void record_failure(walk_state *w, int rc, const etl_error *e)
+{
+    w->failures++;
+    if (w->first_rc == ETL_OK) {
+        w->first_rc = rc;
+        if (w->err) *w->err = *e;
+    }
+}
+
+/* A file: a manifest (by name) or a PE binary (by name). Non-manifest XML and binaries without a
+ * WEVT_TEMPLATE are not errors inside a folder walk (`strict` = 0). */
+static void load_one(walk_state *w, const char *path, int strict)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    etl_error e;
+    if (is_binary_name(base) || (strict && !is_manifest_name(base) && !has_suffix(base, ".mui"))) {
+        etl_schema_set set;
+        etl_schema_set_init(&set);
+        int rc = etl_pe_schema_parse(&set, path, &e);
+        etl_schema_source src = w->source == ETL_SOURCE_BUNDLED ? ETL_SOURCE_BUNDLED : ETL_SOURCE_USER_WEVT;
+        if (rc == ETL_OK || set.event_count) {
+            etl_error re;
+            if (etl_schema_set_register(&set, w->registry, src, &re) == ETL_OK) w->loaded++;
+            else record_failure(w, re.code, &re);
+        }
+        if (rc == 1 && strict)
+            record_failure(w, ETL_ERR_SCHEMA, (etl_schema_fail(&e, ETL_ERR_SCHEMA, path, UINT64_MAX,
+                                                               "no WEVT_TEMPLATE resource"), &e));
+        else if (rc < 0 && (strict || rc != ETL_ERR_FORMAT || e.offset != 0)) record_failure(w, rc, &e);
+        etl_schema_set_free(&set);
+        return;
+    }
+    if (!is_manifest_name(base) && !strict) return;
+    etl_schema_set set;
+    etl_schema_set_init(&set);
+    unsigned char *data;
+    size_t size;
+    int rc = etl_schema_read_file(path, ETL_MANIFEST_MAX_BYTES, &data, &size, &e);
+    if (rc == ETL_OK) {
+        /* inside a folder, XML that is no instrumentation manifest is just skipped */
+        if (!strict && !strstr((const char *)data, "instrumentation")) rc = 1;
+        else rc = etl_manifest_parse(&set, (const char *)data, size, path, &e);
+        free(data);
+    }
+    if (rc == ETL_OK) {
+        if (etl_schema_set_register(&set, w->registry, w->source, &e) == ETL_OK) w->loaded++;
+        else record_failure(w, e.code, &e);
+    } else if (rc < 0) {
+        record_failure(w, rc, &e);
+    }
+    etl_schema_set_free(&set);
+}
+
+static void walk(walk_state *w, const char *dir, int depth)
+{
+    if (depth > MAX_DIR_DEPTH) return;
+    struct dirent **names;
+    int n = scandir(dir, &names, NULL, alphasort);
+    if (n < 0) {
+        etl_error e;
+        etl_schema_fail(&e, ETL_ERR_IO, dir, UINT64_MAX, "cannot read folder");
+        record_failure(w, ETL_ERR_IO, &e);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        const char *name = names[i]->d_name;
+        char path[PATH_MAX];
+        struct stat st;
+        if (name[0] != '.' && (size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) < sizeof(path) &&
+            lstat(path, &st) == 0) {
+            /* symbolic links to folders are not followed (no loops); links to files are */
+            if (S_ISDIR(st.st_mode)) walk(w, path, depth + 1);
+            else if ((S_ISREG(st.st_mode) || (S_ISLNK(st.st_mode) && stat(path, &st) == 0 && S_ISREG(st.st_mode))))
+                load_one(w, path, 0);
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
+static int finish(walk_state *w, const char *what)
+{
+    if (w->first_rc != ETL_OK && w->failures > 1 && w->err) {
+        size_t l = strlen(w->err->message);
+        snprintf(w->err->message + l, sizeof(w->err->message) - l, " (and %u more failures under %s)",
+                 w->failures - 1, what);
+    }
+    return w->first_rc;
+}
+
+int etl_schema_load_directory(etl_schema_registry *registry, const char *path, etl_schema_source source,
+                              etl_error *err)
+{
+    walk_state w = {registry, source, err, ETL_OK, 0, 0};
+    struct stat st;
+    if (!registry || !path) return etl_schema_fail(err, ETL_ERR_ARG, path, UINT64_MAX, "bad argument");
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return etl_schema_fail(err, ETL_ERR_IO, path, UINT64_MAX, "not a folder");
+    walk(&w, path, 0);
+    return finish(&w, path);
+}
+
+int etl_schema_load_path(etl_schema_registry *registry, const char *path, etl_schema_source source,
+                         etl_error *err)
+{
+    struct stat st;
+    if (!registry || !path) return etl_schema_fail(err, ETL_ERR_ARG, path, UINT64_MAX, "bad argument");
+    if (stat(path, &st) != 0) return etl_schema_fail(err, ETL_ERR_IO, path, UINT64_MAX, "no such file or folder");
+    if (S_ISDIR(st.st_mode)) return etl_schema_load_directory(registry, path, source, err);
+    walk_state w = {registry, source, err, ETL_OK, 0, 0};
+    load_one(&w, path, 1);
+    return w.first_rc;
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The bundled folder: the installed one, else the source tree's when running from the build tree
+ * (build/etlconv, build/tests/test_x) or from the repository root. */
+static int bundled_dir(char *out, size_t size)
+{
+    if (is_dir(ETL_BUNDLED_SCHEMA_DIR)) {
+        snprintf(out, size, "%s", ETL_BUNDLED_SCHEMA_DIR);
+        return 0;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) *slash = '\0';
+        static const char *const rel[] = {"/../src/schema/bundled", "/../../src/schema/bundled"};
+        for (size_t i = 0; i < 2; i++)
+            if ((size_t)snprintf(out, size, "%s%s", exe, rel[i]) < size && is_dir(out)) return 0;
+    }
+    if (is_dir("src/schema/bundled")) {
+        snprintf(out, size, "src/schema/bundled");
+        return 0;
+    }
+    return -1;
+}
+
+int etl_schema_load_bundled(etl_schema_registry *registry, etl_error *err)
+{
+    char dir[PATH_MAX];
+    int rc = ETL_OK;
+    if (bundled_dir(dir, sizeof(dir)) == 0) rc = etl_schema_load_directory(registry, dir, ETL_SOURCE_BUNDLED, err);
+    const char *env = getenv("ETLCONV_SCHEMA_PATH");
+    if (!env || !*env) return rc;
+    char *copy = strdup(env);
+    if (!copy) return etl_schema_fail(err, ETL_ERR_NOMEM, "ETLCONV_SCHEMA_PATH", UINT64_MAX, "out of memory");
+    char *save = NULL;
+    for (char *item = strtok_r(copy, ":", &save); item; item = strtok_r(NULL, ":", &save)) {
+        etl_error e;
+        int r = etl_schema_load_path(registry, item, ETL_SOURCE_USER_MANIFEST, &e);
+        if (r != ETL_OK && rc == ETL_OK) {
+            rc = r;
+            if (err) *err = e;
+        }
+    }
+    free(copy);
+    return rc;
+}

@@ -1,0 +1,75 @@
+#!/bin/sh
+# Throughput benchmarks (`make bench`; measurements, not tests). Best of 3 wall-clock runs unless noted.
+#  1. The decompressors over every compressed buffer of the compressed corpus traces (tests/bench/).
+#  2. When the etlconv CLI offers them: `--info` and an XML dump to /dev/null on the largest traces
+#     (decompressed to a temporary directory first), as events/s and MB/s of .etl input.
+#  3. With valgrind installed: callgrind instruction counts for one decompression pass and one --info run.
+set -eu
+BUILD=${BUILD:-build}
+ETLCONV=${ETLCONV:-$BUILD/etlconv}
+CC=${CC:-cc}
+ROUNDS=${ROUNDS:-3}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+bench="$BUILD/bench/bench_decompress"
+mkdir -p "$BUILD/bench"
+make -s --no-print-directory "$BUILD/libetl.a" BUILD="$BUILD"
+$CC -std=c11 -O2 -g -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -o "$bench" tests/bench/bench_decompress.c \
+    "$BUILD/libetl.a" -lz
+
+echo "== decompression (best of 20 passes over all compressed buffers)"
+for t in perfview/net.4.5.2.x86 demikernel/PktMon terraingen2d/PerfViewData perfview/SelfDescribingSingleEvent; do
+    "$bench" "testdata/$t.etl.gz" 20
+done
+
+now() { date +%s.%N; }
+# best_of CMD...: runs CMD $ROUNDS times (output discarded), prints the best wall time in seconds.
+best_of() {
+    best=""
+    i=0
+    while [ $i -lt "$ROUNDS" ]; do
+        t0=$(now)
+        "$@" > /dev/null 2>&1 || true
+        t1=$(now)
+        best=$(awk -v a="$t0" -v b="$t1" -v best="$best" 'BEGIN { t = b - a; if (best == "" || t < best) best = t; printf "%.4f", best }')
+        i=$((i + 1))
+    done
+    echo "$best"
+}
+
+if [ ! -x "$ETLCONV" ] || ! "$ETLCONV" --help 2>&1 | grep -q -- '--info'; then
+    echo "== etlconv: $ETLCONV has no --info yet; skipping CLI timings"
+    exit 0
+fi
+
+echo "== etlconv (best of $ROUNDS)"
+for t in etwanalyzer/TraceLoggingTester perfview/net.4.5.x86.PerfViewData perfview/net.4.5.2.x86; do
+    name=$(basename "$t")
+    gzip -dc "testdata/$t.etl.gz" > "$tmp/$name.etl"
+done
+xml_supported=no
+if "$ETLCONV" --help 2>&1 | grep -q -- '-of'; then xml_supported=yes; fi
+for t in TraceLoggingTester net.4.5.x86.PerfViewData net.4.5.2.x86; do
+    f="$tmp/$t.etl"
+    mb=$(wc -c < "$f" | awk '{ printf "%.2f", $1 / 1e6 }')
+    events=$("$ETLCONV" --info "$f" 2>/dev/null | awk -F '\t' '$1 == "events" { print $2 }')
+    events=${events:-0}
+    secs=$(best_of "$ETLCONV" --info "$f")
+    awk -v t="$t" -v mb="$mb" -v ev="$events" -v s="$secs" 'BEGIN {
+        printf "info\t%s\t%s MB\t%d events\t%.3f s\t%.0f events/s\t%.1f MB/s\n", t, mb, ev, s, ev / s, mb / s }'
+    if [ "$xml_supported" = yes ]; then
+        secs=$(best_of "$ETLCONV" -of xml -o /dev/null "$f")
+        awk -v t="$t" -v mb="$mb" -v ev="$events" -v s="$secs" 'BEGIN {
+            printf "xml\t%s\t%s MB\t%d events\t%.3f s\t%.0f events/s\t%.1f MB/s\n", t, mb, ev, s, ev / s, mb / s }'
+    fi
+done
+
+if command -v valgrind > /dev/null 2>&1; then
+    echo "== callgrind instruction counts"
+    ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+           awk '/Collected :/ { print $NF }'; }
+    echo "decompress net.4.5.2.x86 (1 pass)	$(ir "$bench" testdata/perfview/net.4.5.2.x86.etl.gz 1) Ir"
+    echo "etlconv --info net.4.5.2.x86	$(ir "$ETLCONV" --info "$tmp/net.4.5.2.x86.etl") Ir"
+fi

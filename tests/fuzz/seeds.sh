@@ -1,0 +1,57 @@
+#!/bin/sh
+# Seed corpora for the fuzz targets. Usage: tests/fuzz/seeds.sh decompress|reader [DIR]
+#  decompress (default DIR build-fuzz/seeds/decompress): every compressed buffer of the compressed corpus
+#    traces, framed as fuzz_decompress expects (selector byte 0 = plain LZ77, 24-bit output capacity = the
+#    buffer's decompressed length, then the compressed stream), plus the MS-XCA §3 examples.
+#  reader (default DIR build-fuzz/seeds/reader): every corpus trace up to 1 MiB, and the first 192 KiB of
+#    the larger ones.
+set -eu
+target=${1:-decompress}
+dir=${2:-build-fuzz/seeds/$target}
+mkdir -p "$dir"
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+if [ "$target" = reader ]; then
+    for gz in testdata/*/*.etl.gz; do
+        out="$dir/$(basename "$(dirname "$gz")")_$(basename "$gz" .gz)"
+        gzip -dc "$gz" > "$tmp"
+        if [ "$(wc -c < "$tmp")" -le 1048576 ]; then cp "$tmp" "$out"; else head -c 196608 "$tmp" > "$out"; fi
+    done
+    echo "$(ls "$dir" | wc -l) seeds in $dir"
+    exit 0
+fi
+u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
+u16() { od -An -tu2 -j "$2" -N2 "$1" | tr -d ' '; }
+frame() { # selector capacity -> 4 header bytes
+    printf "$(printf '\\%03o\\%03o\\%03o\\%03o' "$1" $(($2 & 255)) $(($2 >> 8 & 255)) $(($2 >> 16 & 255)))"
+}
+for trace in perfview/net.4.5.2.x86 perfview/SelfDescribingSingleEvent perfview/smallEtlFile demikernel/PktMon \
+             terraingen2d/PerfViewData; do
+    gzip -dc "testdata/$trace.etl.gz" > "$tmp"
+    len=$(wc -c < "$tmp"); pos=0; i=0
+    while [ $((pos + 72)) -le "$len" ]; do
+        size=$(u32 "$tmp" "$pos")
+        [ "$size" -ge 72 ] || break
+        if [ $(( $(u16 "$tmp" $((pos + 52))) & 64 )) -ne 0 ]; then
+            out="$dir/$(echo "$trace" | tr / _)-$i"
+            { frame 0 $(( $(u32 "$tmp" $((pos + 48))) - 72 ))
+              dd if="$tmp" bs=1 skip=$((pos + 72)) count=$((size - 72)) 2>/dev/null; } > "$out"
+        fi
+        pos=$((pos + size)); i=$((i + 1))
+    done
+done
+hex() { # name hex-bytes...
+    out="$dir/$1"; shift
+    for b in "$@"; do printf "\\$(printf %03o $((0x$b)))"; done > "$out"
+}
+hex xca-plain-alphabet 00 1a 00 00 3f 00 00 00 61 62 63 64 65 66 67 68 69 6a 6b 6c 6d 6e 6f 70 71 72 73 74 75 76 77 \
+    78 79 7a
+hex xca-plain-abc300 00 2c 01 00 ff ff ff 1f 61 62 63 17 00 0f ff 26 01
+hex xca-lznt1-tune 02 8e 00 00 38 b0 88 46 23 20 00 20 47 20 41 00 10 a2 47 01 a0 45 20 44 00 08 45 01 50 79 00 \
+    c0 45 20 05 24 13 88 05 b4 02 4a 44 ef 03 58 02 8c 09 16 01 48 45 00 be 00 9e 00 04 01 18 90 00
+# §3.2 abc example: code lengths 0x30 0x23 at table offsets 48-49, 0x02 at 128, 0x20 at 143.
+table=$(i=0; while [ $i -lt 256 ]; do
+    case $i in 48) echo 30;; 49) echo 23;; 128) echo 02;; 143) echo 20;; *) echo 00;; esac; i=$((i + 1)); done)
+# shellcheck disable=SC2086
+hex xca-huffman-abc300 01 2c 01 00 $table a8 dc 00 00 ff 26 01
+echo "$(ls "$dir" | wc -l) seeds in $dir"

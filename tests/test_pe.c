@@ -1,0 +1,219 @@
+/* PE resource reader and compiled manifests inside binaries: the synthetic resource-only DLLs wrap mc.exe's
+ * WEVT_TEMPLATE vectors (and message tables); each must give the same model as its source .man. A .mui in a
+ * language folder supplies the strings when the binary has none. Hostile PEs: truncated headers, resource
+ * directories that loop or point outside the file, huge entry counts. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "schema/pe_resources.h"
+#include "test_manifest_compare.h"
+#include "util/le.h"
+
+#define PE_DIR "testdata/schemas/pe-wevt/synthetic-from-mc-testcases/"
+#define MC_DIR "testdata/schemas/wevt-mc-testcases/"
+
+static void parse_man(const char *name, etl_schema_set *set)
+{
+    char path[256];
+    snprintf(path, sizeof(path), MC_DIR "%s.man", name);
+    etl_error err;
+    if (parse_manifest_path(path, set, &err) != ETL_OK) fail_msg("%s", err.message);
+}
+
+static void test_synthetic_dlls(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"EventAttributes", "Large", "ProviderTraits", "TaskOpcodes",
+                                        "TypeMangling", "wpf-etw"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        char path[256];
+        snprintf(path, sizeof(path), PE_DIR "%s.dll", names[i]);
+        fprintf(stderr, "%s\n", path);
+        etl_schema_set man, pe;
+        etl_schema_set_init(&man);
+        etl_schema_set_init(&pe);
+        parse_man(names[i], &man);
+        etl_error err;
+        int rc = etl_pe_schema_parse(&pe, path, &err);
+        if (rc != ETL_OK) fail_msg("%s", err.message);
+        assert_int_equal(pe.unresolved_strings, 0);
+        assert_int_equal(compare_sets(&man, &pe, 0), 0);
+        etl_schema_set_free(&man);
+        etl_schema_set_free(&pe);
+    }
+}
+
+/* omerbenamram/evtx's minimal PE32+: the walker finds a 16-byte WEVT_TEMPLATE (type name → id 1 → language
+ * 0x409) whose CRIM header claims 19324 bytes; that must be refused with the offset, not over-read. */
+static void test_evtx_minimal_pe(void **state)
+{
+    (void)state;
+    size_t len;
+    unsigned char *b = read_whole_file("testdata/schemas/pe-wevt/evtx_wevt_template_minimal_pe.bin", &len);
+    assert_non_null(b);
+    etl_pe_image pe;
+    etl_error err;
+    assert_int_equal(etl_pe_open(&pe, b, len, "minimal", &err), ETL_OK);
+    const uint8_t *data;
+    size_t size;
+    assert_int_equal(etl_pe_find_resource(&pe, "WEVT_TEMPLATE", 0, &data, &size, &err), ETL_OK);
+    assert_int_equal(size, 16);
+    assert_memory_equal(data, "CRIM", 4);
+    assert_int_equal(data - b, 0x500);
+    assert_int_equal(etl_pe_find_resource(&pe, NULL, ETL_RT_MESSAGETABLE, &data, &size, &err), 1);
+    etl_schema_set set;
+    etl_schema_set_init(&set);
+    assert_int_equal(etl_pe_schema_parse(&set, "testdata/schemas/pe-wevt/evtx_wevt_template_minimal_pe.bin", &err),
+                     ETL_ERR_TRUNCATED);
+    assert_non_null(strstr(err.message, "offset 0x4"));
+    etl_schema_set_free(&set);
+    free(b);
+}
+
+/* Root resource directory entry of numeric type `type` (file offset), found with the spec's layout. */
+static size_t type_entry(const unsigned char *b, size_t len, uint32_t type)
+{
+    etl_pe_image pe;
+    etl_error err;
+    assert_int_equal(etl_pe_open(&pe, b, len, "x", &err), ETL_OK);
+    size_t root = pe.rsrc_offset;
+    size_t n = (size_t)etl_le16(b + root + 12) + etl_le16(b + root + 14);
+    for (size_t i = 0; i < n; i++) {
+        size_t e = root + 16 + 8 * i;
+        if (etl_le32(b + e) == type) return e;
+    }
+    return 0;
+}
+
+static void write_file(const char *path, const unsigned char *b, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b, 1, len, f), len);
+    fclose(f);
+}
+
+/* A binary without RT_MESSAGETABLE takes its strings from en-US/<name>.mui (Vista+ MUI split). */
+static void test_mui_lookup(void **state)
+{
+    (void)state;
+    size_t len;
+    unsigned char *b = read_whole_file(PE_DIR "TaskOpcodes.dll", &len);
+    assert_non_null(b);
+    char dir[] = "/tmp/etl_mui_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[512], lang[512], mui[512];
+    snprintf(path, sizeof(path), "%s/prov.dll", dir);
+    snprintf(lang, sizeof(lang), "%s/en-US", dir);
+    snprintf(mui, sizeof(mui), "%s/en-US/prov.dll.mui", dir);
+    assert_int_equal(mkdir(lang, 0700), 0);
+    write_file(mui, b, len);                 /* the original (with its message table) plays the .mui */
+    size_t e = type_entry(b, len, ETL_RT_MESSAGETABLE);
+    assert_true(e != 0);
+    b[e] = 0x63;                             /* type 11 → 99: the binary itself has no message table now */
+    write_file(path, b, len);
+
+    etl_schema_set man, pe;
+    etl_schema_set_init(&man);
+    etl_schema_set_init(&pe);
+    parse_man("TaskOpcodes", &man);
+    etl_error err;
+    assert_int_equal(etl_pe_schema_parse(&pe, path, &err), ETL_OK);
+    assert_int_equal(compare_sets(&man, &pe, 0), 0);
+    etl_schema_set_free(&pe);
+
+    /* without the .mui the names fall back to the manifest names stored in the binary */
+    unlink(mui);
+    etl_schema_set_init(&pe);
+    assert_int_equal(etl_pe_schema_parse(&pe, path, &err), ETL_OK);
+    assert_int_equal(pe.event_count, 2);
+    assert_null(pe.events[0].message);
+    assert_string_equal(pe.events[0].level_name, "win:Error");
+    etl_schema_set_free(&pe);
+    etl_schema_set_free(&man);
+    unlink(path);
+    rmdir(lang);
+    rmdir(dir);
+    free(b);
+}
+
+static int parse_pe_bytes(const unsigned char *b, size_t len, etl_error *err)
+{
+    etl_pe_image pe;
+    int rc = etl_pe_open(&pe, b, len, "hostile.dll", err);
+    if (rc != ETL_OK) return rc;
+    const uint8_t *data;
+    size_t size;
+    rc = etl_pe_find_resource(&pe, "WEVT_TEMPLATE", 0, &data, &size, err);
+    if (rc == ETL_OK) assert_true(data >= b && data + size <= b + len);
+    const uint8_t *m;
+    size_t ml;
+    if (etl_pe_find_resource(&pe, NULL, ETL_RT_MESSAGETABLE, &m, &ml, err) == ETL_OK)
+        assert_true(m >= b && m + ml <= b + len);
+    return rc;
+}
+
+static void test_hostile_pe(void **state)
+{
+    (void)state;
+    size_t len;
+    unsigned char *b = read_whole_file(PE_DIR "TaskOpcodes.dll", &len);
+    assert_non_null(b);
+    etl_error err;
+    assert_int_equal(parse_pe_bytes(b, len, &err), ETL_OK);
+    /* every truncation */
+    for (size_t cut = 0; cut < len; cut++) {
+        unsigned char *c = malloc(cut ? cut : 1);
+        memcpy(c, b, cut);
+        (void)parse_pe_bytes(c, cut, &err);
+        free(c);
+    }
+    unsigned char *c = malloc(len);
+    /* a type entry whose sub-directory is the root itself: a loop, refused, not walked forever */
+    memcpy(c, b, len);
+    etl_pe_image pe;
+    assert_int_equal(etl_pe_open(&pe, c, len, "hostile.dll", &err), ETL_OK);
+    size_t root = pe.rsrc_offset;
+    size_t n = (size_t)etl_le16(c + root + 12) + etl_le16(c + root + 14);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *t = c + root + 16 + 8 * i + 4;
+        t[0] = t[1] = t[2] = 0;
+        t[3] = 0x80;                           /* target = directory at offset 0 = root */
+    }
+    assert_int_not_equal(parse_pe_bytes(c, len, &err), ETL_OK);
+    /* huge entry count in the root directory */
+    memcpy(c, b, len);
+    c[root + 14] = 0xFF;
+    c[root + 15] = 0xFF;
+    assert_int_equal(parse_pe_bytes(c, len, &err), ETL_ERR_TRUNCATED);
+    assert_non_null(strstr(err.message, "hostile.dll"));
+    /* e_lfanew beyond the file */
+    memcpy(c, b, len);
+    c[0x3C] = 0xF0; c[0x3D] = 0xFF; c[0x3E] = 0xFF; c[0x3F] = 0x7F;
+    assert_int_equal(parse_pe_bytes(c, len, &err), ETL_ERR_FORMAT);
+    /* every byte of the headers and resource tree flipped in turn */
+    for (size_t i = 0; i < len && i < 0x600; i++) {
+        memcpy(c, b, len);
+        c[i] ^= 0xA5;
+        (void)parse_pe_bytes(c, len, &err);
+    }
+    free(c);
+    free(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_synthetic_dlls),
+        cmocka_unit_test(test_evtx_minimal_pe),
+        cmocka_unit_test(test_mui_lookup),
+        cmocka_unit_test(test_hostile_pe),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

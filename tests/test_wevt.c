@@ -1,0 +1,251 @@
+/* Compiled manifests (CRIM/WEVT_TEMPLATE + RT_MESSAGETABLE) against their source manifests. The oracle is
+ * mc.exe: for every vector in testdata/schemas/wevt-mc-testcases/ the model read from what mc compiled
+ * must equal the model read from the .man (events, descriptors, names, keywords, templates, property
+ * types/flags/counts/lengths, maps and message strings). Plus hostile CRIM blobs. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "test_manifest_compare.h"
+#include "util/le.h"
+
+#define MC_DIR "testdata/schemas/wevt-mc-testcases/"
+
+typedef struct vector {
+    const char *name;      /* Foo → Foo.man */
+    const char *wevt;      /* compiled blob */
+    const char *msg;       /* message table, NULL when mc produced none */
+    int skip;              /* fields CRIM v3 cannot carry */
+    size_t events;         /* events in the .man: xmllint --xpath "count(//event)" Foo.man, any namespace */
+} vector;
+
+static const vector vectors[] = {
+    {"Empty", "Empty.wevt.v3.bin", NULL, CMP_SKIP_PROVIDER_NAME | CMP_SKIP_EVENT_NAME, 0},
+    {"Empty", "Empty.wevt.v5.bin", NULL, 0, 0},
+    {"EventAttributes", "EventAttributes.wevt.v5.bin", "EventAttributes.msg.bin", 0, 7},
+    {"ImportChannelFromProvider", "ImportChannelFromProvider.wevt.v3.bin", "ImportChannelFromProvider.msg.bin",
+     CMP_SKIP_PROVIDER_NAME | CMP_SKIP_EVENT_NAME, 9},
+    {"ImportChannelFromProvider", "ImportChannelFromProvider.wevt.v5.bin", "ImportChannelFromProvider.msg.bin", 0, 9},
+    {"ImportChannels", "ImportChannels.wevt.v3.bin", "ImportChannels.msg.bin",
+     CMP_SKIP_PROVIDER_NAME | CMP_SKIP_EVENT_NAME, 6},
+    {"ImportChannels", "ImportChannels.wevt.v5.bin", "ImportChannels.msg.bin", 0, 6},
+    {"Large", "Large.wevt.v5.bin", "Large.msg.bin", 0, 12},
+    {"ProviderTraits", "ProviderTraits.wevt.v5.bin", "ProviderTraits.msg.bin", 0, 3},
+    {"ReferenceChannels", "ReferenceChannels.wevt.v5.bin", "ReferenceChannels.msg.bin", 0, 9},
+    {"TaskOpcodes", "TaskOpcodes.wevt.v3.bin", "TaskOpcodes.msg.bin", CMP_SKIP_PROVIDER_NAME | CMP_SKIP_EVENT_NAME, 2},
+    {"TaskOpcodes", "TaskOpcodes.wevt.v5.bin", "TaskOpcodes.msg.bin", 0, 2},
+    {"TypeMangling", "TypeMangling.wevt.v5.bin", NULL, 0, 137},
+    {"wpf-etw", "wpf-etw.wevt.v3.bin", "wpf-etw.msg.bin", CMP_SKIP_PROVIDER_NAME | CMP_SKIP_EVENT_NAME, 333},
+    {"wpf-etw", "wpf-etw.wevt.v3-8.1-compat.bin", "wpf-etw.msg.v3-8.1-compat.bin",
+     CMP_SKIP_PROVIDER_NAME | CMP_SKIP_EVENT_NAME, 333},
+    {"wpf-etw", "wpf-etw.wevt.v5.bin", "wpf-etw.msg.bin", 0, 333},
+};
+
+static void load_man(const char *name, etl_schema_set *set)
+{
+    char path[256];
+    snprintf(path, sizeof(path), MC_DIR "%s.man", name);
+    etl_error err;
+    if (parse_manifest_path(path, set, &err) != ETL_OK) fail_msg("%s", err.message);
+}
+
+static void test_mc_vectors(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++) {
+        const vector *v = &vectors[i];
+        fprintf(stderr, "vector %s / %s\n", v->name, v->wevt);
+        etl_schema_set man, wevt;
+        etl_schema_set_init(&man);
+        etl_schema_set_init(&wevt);
+        load_man(v->name, &man);
+        assert_int_equal(man.event_count, v->events);
+        assert_int_equal(man.unresolved_strings, 0);
+
+        char path[256];
+        size_t blob_len, msg_len = 0;
+        snprintf(path, sizeof(path), MC_DIR "%s", v->wevt);
+        unsigned char *blob = read_whole_file(path, &blob_len);
+        assert_non_null(blob);
+        unsigned char *msg = NULL;
+        etl_message_table table;
+        if (v->msg) {
+            snprintf(path, sizeof(path), MC_DIR "%s", v->msg);
+            msg = read_whole_file(path, &msg_len);
+            assert_non_null(msg);
+            assert_int_equal(etl_message_table_open(&table, msg, msg_len), ETL_OK);
+        }
+        etl_error err;
+        int rc = etl_wevt_parse(&wevt, blob, blob_len, v->msg ? &table : NULL, v->wevt, &err);
+        if (rc != ETL_OK) fail_msg("%s", err.message);
+        assert_int_equal(wevt.unresolved_strings, 0);
+        assert_int_equal(compare_sets(&man, &wevt, v->skip), 0);
+        etl_schema_set_free(&man);
+        etl_schema_set_free(&wevt);
+        free(blob);
+        free(msg);
+    }
+}
+
+/* Facts read from mc's output that the XML alone does not state (schemas.md §1.6, §2.3): channel values
+ * mc assigns and the channel keyword bits. Checked on the compiled side directly. */
+static const etl_event_info *find_event(const etl_schema_set *set, uint16_t id, uint8_t version)
+{
+    for (size_t i = 0; i < set->event_count; i++)
+        if (set->events[i].descriptor.id == id && set->events[i].descriptor.version == version) return &set->events[i];
+    return NULL;
+}
+
+static void test_large_details(void **state)
+{
+    (void)state;
+    etl_schema_set man;
+    etl_schema_set_init(&man);
+    load_man("Large", &man);
+    /* event 5 v11: channel="P1/ChannelName2" (2nd channel, no value → mc gave it 17, the first free value from
+     * 16 since ChannelName3 claims 16), level ns1:LevelName1 = 105, task 103, opcode 239, keywords
+     * ns1:KeywordName1|KeywordName2 = 0x0000C00000000000 plus channel bit 62 */
+    const etl_event_info *e = find_event(&man, 5, 11);
+    assert_non_null(e);
+    assert_int_equal(e->descriptor.channel, 17);
+    assert_int_equal(e->descriptor.level, 105);
+    assert_int_equal(e->descriptor.task, 103);
+    assert_int_equal(e->descriptor.opcode, 239);
+    assert_true(e->descriptor.keyword == 0x4000C00000000000ull);
+    assert_string_equal(e->event_name, "EventName511");
+    assert_string_equal(e->provider_name, "ProviderName1.716EFEF75AC24EE08277D9226411A155");
+    assert_int_equal(e->keyword_name_count, 2);
+    /* event 8: win:Error / win:None / win:Info / win:ResponseTime → winmeta display strings */
+    e = find_event(&man, 8, 0);
+    assert_non_null(e);
+    assert_string_equal(e->level_name, "Error");
+    assert_string_equal(e->opcode_name, "Info");
+    assert_string_equal(e->task_name, "None");
+    assert_int_equal(e->descriptor.level, 2);
+    assert_true((e->descriptor.keyword & 0x0001000000000000ull) != 0);
+    etl_schema_set_free(&man);
+}
+
+/* ---- hostile CRIM blobs ------------------------------------------------------------------------------ */
+
+static int parse_blob(unsigned char *blob, size_t len, etl_error *err)
+{
+    etl_schema_set set;
+    etl_schema_set_init(&set);
+    int rc = etl_wevt_parse(&set, blob, len, NULL, "hostile.bin", err);
+    etl_schema_set_free(&set);
+    return rc;
+}
+
+static unsigned char *large_blob(size_t *len)
+{
+    unsigned char *b = read_whole_file(MC_DIR "Large.wevt.v5.bin", len);
+    assert_non_null(b);
+    return b;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8); p[2] = (unsigned char)(v >> 16); p[3] = (unsigned char)(v >> 24);
+}
+
+/* offset of the first element with the given signature named in the first provider's descriptor table */
+static uint32_t element(const unsigned char *b, const char *sig)
+{
+    uint32_t wevt = etl_le32(b + 16 + 16);
+    uint32_t n = etl_le32(b + wevt + 12);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t off = etl_le32(b + wevt + 16 + 8 * i + 4);
+        if (off && memcmp(b + off, sig, 4) == 0) return off;
+    }
+    return 0;
+}
+
+static void test_hostile_crim(void **state)
+{
+    (void)state;
+    etl_error err;
+    size_t len;
+    unsigned char *b = large_blob(&len);
+    /* every truncation: an error or a partial model, never an over-read (ASan) */
+    for (size_t cut = 0; cut < len; cut += (cut < 256 ? 1 : 97)) {
+        unsigned char *copy = malloc(cut ? cut : 1);
+        memcpy(copy, b, cut);
+        (void)parse_blob(copy, cut, &err);
+        free(copy);
+    }
+    /* huge provider count */
+    unsigned char *c = malloc(len);
+    memcpy(c, b, len);
+    put32(c + 12, 0x7FFFFFFF);
+    assert_int_not_equal(parse_blob(c, len, &err), ETL_OK);
+    assert_non_null(strstr(err.message, "hostile.bin"));
+    /* huge EVNT count */
+    memcpy(c, b, len);
+    uint32_t evnt = element(c, "EVNT");
+    assert_true(evnt != 0);
+    put32(c + evnt + 8, 0x10000000);
+    assert_int_not_equal(parse_blob(c, len, &err), ETL_OK);
+    assert_non_null(strstr(err.message, "EVNT"));
+    /* huge TEMP property count */
+    memcpy(c, b, len);
+    uint32_t ttbl = element(c, "TTBL");
+    assert_true(ttbl != 0);
+    put32(c + ttbl + 12 + 12, 0xFFFFFFF0);
+    assert_int_not_equal(parse_blob(c, len, &err), ETL_OK);
+    assert_non_null(strstr(err.message, "TEMP"));
+    /* map item count beyond its block */
+    memcpy(c, b, len);
+    uint32_t maps = element(c, "MAPS");
+    assert_true(maps != 0);
+    uint32_t first_map = etl_le32(c + maps + 12);
+    put32(c + first_map + 16, 0x40000000);
+    assert_int_not_equal(parse_blob(c, len, &err), ETL_OK);
+    /* CRIM size larger than the resource */
+    memcpy(c, b, len);
+    put32(c + 4, (uint32_t)len + 1000);
+    assert_int_equal(parse_blob(c, len, &err), ETL_ERR_TRUNCATED);
+    /* bytes flipped everywhere (deterministic): no crash */
+    for (size_t i = 0; i < len; i += 7) {
+        memcpy(c, b, len);
+        c[i] ^= 0xFF;
+        (void)parse_blob(c, len, &err);
+    }
+    free(c);
+    free(b);
+}
+
+static void test_message_table(void **state)
+{
+    (void)state;
+    size_t len;
+    unsigned char *m = read_whole_file(MC_DIR "TaskOpcodes.msg.bin", &len);
+    assert_non_null(m);
+    etl_message_table t;
+    assert_int_equal(etl_message_table_open(&t, m, len), ETL_OK);
+    etl_arena a;
+    etl_arena_init(&a, 1 << 20);
+    /* winmeta level win:Error is copied into the provider's table as 0x50000002 "Error" (schemas.md §1.7) */
+    const char *s = etl_message_table_lookup(&t, 0x50000002u, &a);
+    assert_non_null(s);
+    assert_string_equal(s, "Error");
+    assert_null(etl_message_table_lookup(&t, 0x12345678u, &a));
+    /* truncated tables never read past the end */
+    for (size_t cut = 0; cut < len; cut++)
+        if (etl_message_table_open(&t, m, cut) == ETL_OK) (void)etl_message_table_lookup(&t, 0x50000002u, &a);
+    etl_arena_free(&a);
+    free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mc_vectors),
+        cmocka_unit_test(test_large_details),
+        cmocka_unit_test(test_hostile_crim),
+        cmocka_unit_test(test_message_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
