@@ -84,8 +84,7 @@ static const char *event_name_cell(const etl_decoded_event *ev, char *guid_buf)
     if (name) return name;
     if (ev->info && ev->info->event_name && ev->info->event_name[0]) return ev->info->event_name;
     if (!ev->info) {
-        etl_guid g = fmt_provider_guid(ev);
-        return etl_guid_format(&g, guid_buf, 0);
+        return etl_guid_format(&ev->record->header.provider_id, guid_buf, 0);
     }
     return ev->event_name;
 }

@@ -293,13 +293,6 @@ static int is_classic(const etl_decoded_event *event)
     return (event->record->header.flags & ETL_EVENT_FLAG_CLASSIC_HEADER) != 0;
 }
 
-etl_guid fmt_provider_guid(const etl_decoded_event *event)
-{
-    if (event->info && is_classic(event) && !etl_guid_is_zero(&event->info->provider_guid))
-        return event->info->provider_guid;
-    return event->record->header.provider_id;
-}
-
 int fmt_class_guid(const etl_decoded_event *event, etl_guid *out)
 {
     if (!is_classic(event)) return 0;

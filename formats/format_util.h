@@ -80,9 +80,6 @@ const char *fmt_known_provider(const etl_decoded_event *event);
  * TraceLogging event name in RenderingInfo/Task). NULL when there is none. */
 const char *fmt_task_display(const etl_decoded_event *event);
 
-/* Provider GUID to print: the schema's provider GUID when it has one, else the record's. */
-etl_guid fmt_provider_guid(const etl_decoded_event *event);
-
 /* Classic (MOF) events: the event-class GUID; 0 when the event is not a classic one. */
 int fmt_class_guid(const etl_decoded_event *event, etl_guid *out);
 

@@ -12,15 +12,6 @@
 
 #define MAX_NESTING 64
 
-/* Same words as etl_schema_source_name() (etl_schema.h); kept here until the decoder library provides it. */
-static const char *source_word(etl_schema_source source)
-{
-    static const char *const words[ETL_SOURCE_COUNT] = {
-        "none", "tracelogging", "manifest", "wevt", "eventsource", "embedded", "bundled", "kernel", "tmf",
-    };
-    return (unsigned)source < ETL_SOURCE_COUNT ? words[source] : "none";
-}
-
 static void put_string(fmt_buf *tb, const char *value)
 {
     fmt_buf_putc(tb, '"');
@@ -123,8 +114,7 @@ static int jsonl_event(void *state, const etl_decoded_event *ev)
     put_string(tb, text);
     fmt_buf_printf(tb, ",\"timestamp\":%" PRId64, r->raw_timestamp);
     put_member(tb, "provider", ev->provider_name);
-    etl_guid pg = fmt_provider_guid(ev);
-    put_member(tb, "provider_guid", etl_guid_format(&pg, guid, 0));
+    put_member(tb, "provider_guid", etl_guid_format(&ev->record->header.provider_id, guid, 0));
     put_member(tb, "event", ev->event_name);
     put_number(tb, "id", h->descriptor.id);
     put_number(tb, "version", h->descriptor.version);
@@ -141,7 +131,7 @@ static int jsonl_event(void *state, const etl_decoded_event *ev)
     etl_guid related;
     put_member(tb, "related_activity_id",
                fmt_related_activity(r, &related) ? etl_guid_format(&related, guid, 0) : NULL);
-    put_member(tb, "source", source_word(ev->source));
+    put_member(tb, "source", etl_schema_source_name(ev->source));
     put_member(tb, "status", ev->status == ETL_DECODE_OK ? "ok" : ev->status == ETL_DECODE_NO_SCHEMA ? "no_schema"
                                                                                                    : "error");
     if (ev->status == ETL_DECODE_NO_SCHEMA) {

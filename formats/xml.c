@@ -112,6 +112,8 @@ static void write_system(xml_state *st, const etl_decoded_event *ev)
     const etl_event_header *h = &r->header;
     char guid[40], text[64];
 
+    /* Provider Guid is EVENT_RECORD's ProviderId, which for classic events is the event-class GUID
+     * (docs/tracerpt.md: the header event shows {68fdd900-...}, EventTrace's class). */
     put(st, "\t<System>\n\t\t<Provider");
     const char *provider = fmt_known_provider(ev);
     if (provider) {
@@ -119,9 +121,8 @@ static void write_system(xml_state *st, const etl_decoded_event *ev)
         put_text(st, provider);
         put(st, "\"");
     }
-    etl_guid pg = fmt_provider_guid(ev);
     put(st, " Guid=\"");
-    put(st, etl_guid_format(&pg, guid, 0));
+    put(st, etl_guid_format(&ev->record->header.provider_id, guid, 0));
     put(st, "\" />\n");
     put_number_element(st, 2, "EventID", h->descriptor.id);
     put_number_element(st, 2, "Version", h->descriptor.version);

@@ -18,38 +18,13 @@
 
 #include "etl/etl_writer.h"
 #include "support/json_parse.h"
-
-/* ---- a memory sink ----------------------------------------------------------------------------------- */
-
-typedef struct membuf {
-    char *data;
-    size_t length, capacity;
-    int fail_after;  /* > 0: the n-th write fails */
-    int writes;
-} membuf;
-
-static int mem_write(void *ctx, const void *data, size_t length)
-{
-    membuf *m = ctx;
-    if (m->fail_after > 0 && ++m->writes >= m->fail_after) return -1;
-    if (m->length + length + 1 > m->capacity) {
-        size_t cap = m->capacity ? m->capacity : 1024;
-        while (cap < m->length + length + 1) cap *= 2;
-        m->data = realloc(m->data, cap);
-        assert_non_null(m->data);
-        m->capacity = cap;
-    }
-    memcpy(m->data + m->length, data, length);
-    m->length += length;
-    m->data[m->length] = '\0';
-    return 0;
-}
+#include "support/mem_sink.h"
 
 /* Runs one writer over `n` events and returns its whole output (caller frees). */
 static char *run_writer(const char *format, const etl_writer_options *opt, const etl_decoded_event *events, size_t n)
 {
-    membuf m = {0};
-    etl_sink sink = {mem_write, &m};
+    mem_sink m = {0};
+    etl_sink sink = {mem_sink_write, &m};
     const etl_writer_format *f = etl_writer_format_find(format);
     assert_non_null(f);
     etl_writer *w = etl_writer_new(f, &sink, opt);
@@ -346,9 +321,9 @@ static void test_writer_reports_sink_failure(void **state)
     make_manifest_event(&fx);
     for (size_t i = 0; i < etl_writer_format_count(); i++) {
         const etl_writer_format *f = etl_writer_format_at(i);
-        membuf m = {0};
+        mem_sink m = {0};
         m.fail_after = 1;
-        etl_sink sink = {mem_write, &m};
+        etl_sink sink = {mem_sink_write, &m};
         etl_writer *w = etl_writer_new(f, &sink, NULL);
         assert_non_null(w);
         int rc = etl_writer_begin(w);
