@@ -57,11 +57,16 @@ static void cell(fmt_line_writer *st, const char *value)
     cell_w(st, value, 0);
 }
 
-static void cell_u(fmt_line_writer *st, const char *fmt, uint64_t v)
+static void cell_u(fmt_line_writer *st, uint64_t v)
 {
-    char text[32];
-    snprintf(text, sizeof text, fmt, v);
-    cell(st, text);
+    char num[FMT_INT_CAP];
+    cell(st, fmt_u64(v, num));
+}
+
+static void cell_hex(fmt_line_writer *st, uint64_t v)
+{
+    char num[FMT_INT_CAP];
+    cell(st, fmt_hex64(v, num));
 }
 
 static int end_line(fmt_line_writer *st)
@@ -84,7 +89,7 @@ static const char *event_name_cell(const etl_decoded_event *ev, char *guid_buf)
     if (name) return name;
     if (ev->info && ev->info->event_name && ev->info->event_name[0]) return ev->info->event_name;
     if (!ev->info) {
-        return etl_guid_format(&ev->record->header.provider_id, guid_buf, 0);
+        return fmt_guid(&ev->record->header.provider_id, guid_buf);
     }
     return ev->event_name;
 }
@@ -105,26 +110,25 @@ static int csv_event(void *state, const etl_decoded_event *ev)
 
     cell_w(st, event_name_cell(ev, guid), COMPAT_NAME_WIDTH);
     cell_w(st, ev->opcode_name, COMPAT_TYPE_WIDTH);
-    cell_u(st, "%" PRIu64, h->descriptor.id);
-    cell_u(st, "%" PRIu64, h->descriptor.version);
-    cell_u(st, "%" PRIu64, h->descriptor.channel);
-    cell_u(st, "%" PRIu64, h->descriptor.level);
-    cell_u(st, "%" PRIu64, h->descriptor.opcode);
-    cell_u(st, "%" PRIu64, h->descriptor.task);
-    cell_u(st, "0x%" PRIX64, h->descriptor.keyword);
-    cell_u(st, "0x%" PRIX64, h->process_id);
-    cell_u(st, "0x%" PRIX64, h->thread_id);
-    cell_u(st, "%" PRIu64, r->buffer_context.processor_index);
+    cell_u(st, h->descriptor.id);
+    cell_u(st, h->descriptor.version);
+    cell_u(st, h->descriptor.channel);
+    cell_u(st, h->descriptor.level);
+    cell_u(st, h->descriptor.opcode);
+    cell_u(st, h->descriptor.task);
+    cell_hex(st, h->descriptor.keyword);
+    cell_hex(st, h->process_id);
+    cell_hex(st, h->thread_id);
+    cell_u(st, r->buffer_context.processor_index);
     cell(st, "");  /* Instance ID: classic instance events only */
     cell(st, "");  /* Parent Instance ID */
-    cell(st, etl_guid_format(&h->activity_id, guid, 0));
+    cell(st, fmt_guid(&h->activity_id, guid));
     etl_guid related;
-    cell(st, fmt_related_activity(r, &related) ? etl_guid_format(&related, guid, 0) : "");
-    char clock[32];
-    snprintf(clock, sizeof clock, "%" PRId64, st->options.raw_timestamps ? r->raw_timestamp : h->timestamp);
-    cell(st, clock);
-    cell_u(st, "%" PRIu64, h->kernel_time);
-    cell_u(st, "%" PRIu64, h->user_time);
+    cell(st, fmt_related_activity(r, &related) ? fmt_guid(&related, guid) : "");
+    char num[FMT_INT_CAP];
+    cell(st, fmt_i64(st->options.raw_timestamps ? r->raw_timestamp : h->timestamp, num));
+    cell_u(st, h->kernel_time);
+    cell_u(st, h->user_time);
 
     size_t before = st->cells;
     if (ev->status == ETL_DECODE_NO_SCHEMA) {

@@ -142,6 +142,40 @@ int fmt_buf_flush(fmt_buf *tb, const etl_sink *sink)
     return rc;
 }
 
+/* ---- integers ------------------------------------------------------------------------------------------ */
+
+char *fmt_u64(uint64_t value, char *buf)
+{
+    char *p = buf + FMT_INT_CAP - 1;
+    *p = '\0';
+    do {
+        *--p = (char)('0' + value % 10);
+        value /= 10;
+    } while (value);
+    return p;
+}
+
+char *fmt_i64(int64_t value, char *buf)
+{
+    if (value >= 0) return fmt_u64((uint64_t)value, buf);
+    char *p = fmt_u64(0 - (uint64_t)value, buf);
+    *--p = '-';
+    return p;
+}
+
+char *fmt_hex64(uint64_t value, char *buf)
+{
+    char *p = buf + FMT_INT_CAP - 1;
+    *p = '\0';
+    do {
+        *--p = "0123456789ABCDEF"[value & 0xF];
+        value >>= 4;
+    } while (value);
+    *--p = 'x';
+    *--p = '0';
+    return p;
+}
+
 /* ---- stdio sink ---------------------------------------------------------------------------------------- */
 
 static int stdio_write(void *ctx, const void *data, size_t length)
@@ -163,6 +197,7 @@ void *fmt_line_writer_create(const etl_sink *sink, const etl_writer_options *opt
     if (!w) return NULL;
     w->sink = *sink;
     w->options = *options;
+    w->clock.local = options->local_time;
     fmt_buf_init(&w->line);
     return w;
 }
@@ -173,11 +208,6 @@ void fmt_line_writer_destroy(void *state)
     if (!w) return;
     fmt_buf_free(&w->line);
     free(w);
-}
-
-fmt_local_clock *fmt_line_writer_clock(fmt_line_writer *w)
-{
-    return w->options.local_time ? &w->clock : NULL;
 }
 
 int fmt_begin_nothing(void *state)
@@ -229,32 +259,97 @@ size_t fmt_utf8_decode(const unsigned char *s, size_t length, uint32_t *cp)
 /* ---- event facts ----------------------------------------------------------------------------------------- */
 
 /* Seconds east of UTC this machine had at `unix_seconds`. */
-static long local_offset_seconds(fmt_local_clock *clock, int64_t unix_seconds)
+static long local_offset_seconds(fmt_clock *clock, int64_t unix_seconds)
 {
     int64_t slot = unix_seconds / 1800;
-    if (clock->valid && slot == clock->slot) return clock->offset_seconds;
+    if (clock->offset_valid && slot == clock->offset_slot) return clock->offset_seconds;
     time_t t = (time_t)unix_seconds;
     struct tm tm;
     long off = 0;
     if (localtime_r(&t, &tm)) off = tm.tm_gmtoff;
-    clock->slot = slot;
+    clock->offset_slot = slot;
     clock->offset_seconds = off;
-    clock->valid = 1;
+    clock->offset_valid = 1;
     return off;
 }
 
 #define FILETIME_TICKS_PER_SECOND 10000000LL
+#define FILETIME_TICKS_PER_DAY (86400LL * FILETIME_TICKS_PER_SECOND)
 #define FILETIME_UNIX_EPOCH_SECONDS 11644473600LL
 
-char *fmt_event_time(int64_t filetime, int digits, fmt_local_clock *local, char *buf, size_t cap)
+static char *two_digits(char *p, unsigned v)
 {
-    if (!local) return etl_filetime_format(filetime, digits, buf, cap);
-    long off = local_offset_seconds(local, filetime / FILETIME_TICKS_PER_SECOND - FILETIME_UNIX_EPOCH_SECONDS);
-    etl_filetime_format(filetime + (int64_t)off * FILETIME_TICKS_PER_SECOND, digits, buf, cap);
-    size_t n = strlen(buf);
-    if (n == 0 || buf[n - 1] != 'Z' || cap < n + 6) return buf;
-    long a = off < 0 ? -off : off;
-    snprintf(buf + n - 1, cap - (n - 1), "%c%02ld:%02ld", off < 0 ? '-' : '+', a / 3600, a / 60 % 60);
+    p[0] = (char)('0' + v / 10);
+    p[1] = (char)('0' + v % 10);
+    return p + 2;
+}
+
+char *fmt_event_time(fmt_clock *clock, int64_t filetime, int digits, char *buf, size_t cap)
+{
+    if (cap < 40) return etl_filetime_format(filetime, digits, buf, cap);
+    if (digits < 0) digits = 0;
+    if (digits > 9) digits = 9;
+    long off = 0;
+    if (clock->local)
+        off = local_offset_seconds(clock, filetime / FILETIME_TICKS_PER_SECOND - FILETIME_UNIX_EPOCH_SECONDS);
+    int64_t t = filetime + (int64_t)off * FILETIME_TICKS_PER_SECOND;
+    if (t < 0) t = 0;
+    int64_t day = t / FILETIME_TICKS_PER_DAY;
+    if (!clock->date_valid || day != clock->day) {  /* the library formats the date once per day */
+        char full[48];
+        etl_filetime_format(day * FILETIME_TICKS_PER_DAY, 0, full, sizeof full);
+        memcpy(clock->date, full, 10);
+        clock->date[10] = '\0';
+        clock->day = day;
+        clock->date_valid = 1;
+    }
+    int64_t rem = t % FILETIME_TICKS_PER_DAY;
+    unsigned sod = (unsigned)(rem / FILETIME_TICKS_PER_SECOND);
+    unsigned frac = (unsigned)(rem % FILETIME_TICKS_PER_SECOND) * 100u;  /* nanoseconds: 9 digits */
+    char *p = buf;
+    memcpy(p, clock->date, 10);
+    p += 10;
+    *p++ = 'T';
+    p = two_digits(p, sod / 3600);
+    *p++ = ':';
+    p = two_digits(p, sod / 60 % 60);
+    *p++ = ':';
+    p = two_digits(p, sod % 60);
+    if (digits > 0) {
+        *p++ = '.';
+        unsigned scale = 100000000u;
+        for (int i = 0; i < digits; i++, scale /= 10) *p++ = (char)('0' + frac / scale % 10);
+    }
+    if (!clock->local) {
+        *p++ = 'Z';
+    } else {
+        long a = off < 0 ? -off : off;
+        *p++ = off < 0 ? '-' : '+';
+        p = two_digits(p, (unsigned)(a / 3600));
+        *p++ = ':';
+        p = two_digits(p, (unsigned)(a / 60 % 60));
+    }
+    *p = '\0';
+    return buf;
+}
+
+char *fmt_guid(const etl_guid *g, char *buf)
+{
+    static const char hex[] = "0123456789abcdef";
+    uint8_t b[16];
+    for (int i = 0; i < 4; i++) b[i] = (uint8_t)(g->data1 >> (24 - 8 * i));
+    b[4] = (uint8_t)(g->data2 >> 8), b[5] = (uint8_t)g->data2;
+    b[6] = (uint8_t)(g->data3 >> 8), b[7] = (uint8_t)g->data3;
+    memcpy(b + 8, g->data4, 8);
+    char *p = buf;
+    *p++ = '{';
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) *p++ = '-';
+        *p++ = hex[b[i] >> 4];
+        *p++ = hex[b[i] & 0xF];
+    }
+    *p++ = '}';
+    *p = '\0';
     return buf;
 }
 

@@ -38,35 +38,48 @@ const char *fmt_buf_cstr(fmt_buf *tb);
 /* Writes the content to the sink and empties the buffer; -1 when the sink or an allocation failed. */
 int fmt_buf_flush(fmt_buf *tb, const etl_sink *sink);
 
+/* Integer text without printf (the writers' hot path): decimal, and "0x" + upper-case hex without
+ * padding. `buf` holds at least FMT_INT_CAP bytes; the result points into it. */
+#define FMT_INT_CAP 24
+char *fmt_u64(uint64_t value, char *buf);
+char *fmt_i64(int64_t value, char *buf);
+char *fmt_hex64(uint64_t value, char *buf);
+
 /* Decodes one UTF-8 sequence of at most `length` bytes (length >= 1). Returns the bytes consumed (>= 1);
  * *cp is U+FFFD for a malformed, overlong or surrogate sequence. */
 size_t fmt_utf8_decode(const unsigned char *s, size_t length, uint32_t *cp);
 
-/* The local UTC offset of the last half-hour slot asked for: localtime_r is slow and offsets change only
- * on such boundaries. One per writer. */
-typedef struct fmt_local_clock {
-    int64_t slot;
+/* Per-writer time formatting state: UTC or local, the local UTC offset of the last half-hour slot asked
+ * for (localtime_r is slow and offsets change only on such boundaries) and the date text of the last day
+ * (so the hot path formats only the time of day). */
+typedef struct fmt_clock {
+    int local;
+    int offset_valid, date_valid;
+    int64_t offset_slot;
     long offset_seconds;
-    int valid;
-} fmt_local_clock;
+    int64_t day;
+    char date[11];
+} fmt_clock;
 
-/* Event time as ISO-8601: UTC ("...Z") when `local` is NULL, else the local time of this machine with its
- * exact offset ("...+08:00"). `digits` fraction digits (7 = 100 ns; 9 = tracerpt's form). */
-char *fmt_event_time(int64_t filetime, int digits, fmt_local_clock *local, char *buf, size_t cap);
+/* Event time as ISO-8601 with `digits` fraction digits (0..9; 7 = 100 ns; 9 = tracerpt's form): UTC
+ * ("...Z"), or with clock->local the local time of this machine with its exact offset ("...+08:00").
+ * cap >= 40. Returns buf. */
+char *fmt_event_time(fmt_clock *clock, int64_t filetime, int digits, char *buf, size_t cap);
+
+/* "{xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}" in lower case without printf; buf >= 39 bytes. Returns buf. */
+char *fmt_guid(const etl_guid *g, char *buf);
 
 /* State shared by the writers that build one line per event (csv, table, jsonl). */
 typedef struct fmt_line_writer {
     etl_sink sink;
     etl_writer_options options;
-    fmt_local_clock clock;
+    fmt_clock clock;
     fmt_buf line;
     size_t cells;  /* cells written on the current line */
 } fmt_line_writer;
 
 void *fmt_line_writer_create(const etl_sink *sink, const etl_writer_options *options);
 void fmt_line_writer_destroy(void *state);
-/* The clock to pass to fmt_event_time (NULL for UTC). */
-fmt_local_clock *fmt_line_writer_clock(fmt_line_writer *w);
 int fmt_begin_nothing(void *state);
 int fmt_end_nothing(void *state, const etl_run_totals *totals);
 

@@ -16,10 +16,14 @@ static void put_string(fmt_buf *tb, const char *value)
 {
     fmt_buf_putc(tb, '"');
     const unsigned char *s = (const unsigned char *)(value ? value : "");
-    size_t n = strlen((const char *)s);
-    for (size_t i = 0; i < n;) {
+    for (;;) {
+        size_t run = 0;  /* printable ASCII that needs no escape goes in as one block */
+        while (s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\') run++;
+        fmt_buf_append(tb, (const char *)s, run);
+        s += run;
+        if (*s == '\0') break;
         uint32_t cp;
-        size_t used = fmt_utf8_decode(s + i, n - i, &cp);
+        size_t used = fmt_utf8_decode(s, strlen((const char *)s), &cp);
         switch (cp) {
         case '"': fmt_buf_puts(tb, "\\\""); break;
         case '\\': fmt_buf_puts(tb, "\\\\"); break;
@@ -34,16 +38,18 @@ static void put_string(fmt_buf *tb, const char *value)
             else if (cp == 0xFFFD)
                 fmt_buf_put_codepoint(tb, cp);
             else
-                fmt_buf_append(tb, (const char *)s + i, used);
+                fmt_buf_append(tb, (const char *)s, used);
         }
-        i += used;
+        s += used;
     }
     fmt_buf_putc(tb, '"');
 }
 
 static void put_member(fmt_buf *tb, const char *key, const char *value)
 {
-    fmt_buf_printf(tb, ",\"%s\":", key);
+    fmt_buf_puts(tb, ",\"");
+    fmt_buf_puts(tb, key);
+    fmt_buf_puts(tb, "\":");
     if (value)
         put_string(tb, value);
     else
@@ -52,7 +58,11 @@ static void put_member(fmt_buf *tb, const char *key, const char *value)
 
 static void put_number(fmt_buf *tb, const char *key, uint64_t value)
 {
-    fmt_buf_printf(tb, ",\"%s\":%" PRIu64, key, value);
+    char num[FMT_INT_CAP];
+    fmt_buf_puts(tb, ",\"");
+    fmt_buf_puts(tb, key);
+    fmt_buf_puts(tb, "\":");
+    fmt_buf_puts(tb, fmt_u64(value, num));
 }
 
 /* The nested `fields` object. Markers that do not match the open container are ignored, and whatever is
@@ -109,28 +119,29 @@ static int jsonl_event(void *state, const etl_decoded_event *ev)
     const etl_event_header *h = &r->header;
     char text[64], guid[40];
 
-    fmt_event_time(h->timestamp, 7, fmt_line_writer_clock(st), text, sizeof text);
+    fmt_event_time(&st->clock, h->timestamp, 7, text, sizeof text);
     fmt_buf_puts(tb, "{\"time\":");
     put_string(tb, text);
-    fmt_buf_printf(tb, ",\"timestamp\":%" PRId64, r->raw_timestamp);
+    char num[FMT_INT_CAP];
+    fmt_buf_puts(tb, ",\"timestamp\":");
+    fmt_buf_puts(tb, fmt_i64(r->raw_timestamp, num));
     put_member(tb, "provider", ev->provider_name);
-    put_member(tb, "provider_guid", etl_guid_format(&ev->record->header.provider_id, guid, 0));
+    put_member(tb, "provider_guid", fmt_guid(&ev->record->header.provider_id, guid));
     put_member(tb, "event", ev->event_name);
     put_number(tb, "id", h->descriptor.id);
     put_number(tb, "version", h->descriptor.version);
     put_number(tb, "level", h->descriptor.level);
     put_number(tb, "task", h->descriptor.task);
     put_number(tb, "opcode", h->descriptor.opcode);
-    snprintf(text, sizeof text, "0x%" PRIX64, h->descriptor.keyword);
-    put_member(tb, "keywords", text);
+    put_member(tb, "keywords", fmt_hex64(h->descriptor.keyword, num));
     put_number(tb, "pid", h->process_id);
     put_number(tb, "tid", h->thread_id);
     put_number(tb, "cpu", r->buffer_context.processor_index);
     put_member(tb, "process", ev->process_name);
-    put_member(tb, "activity_id", etl_guid_format(&h->activity_id, guid, 0));
+    put_member(tb, "activity_id", fmt_guid(&h->activity_id, guid));
     etl_guid related;
     put_member(tb, "related_activity_id",
-               fmt_related_activity(r, &related) ? etl_guid_format(&related, guid, 0) : NULL);
+               fmt_related_activity(r, &related) ? fmt_guid(&related, guid) : NULL);
     put_member(tb, "source", etl_schema_source_name(ev->source));
     put_member(tb, "status", ev->status == ETL_DECODE_OK ? "ok" : ev->status == ETL_DECODE_NO_SCHEMA ? "no_schema"
                                                                                                    : "error");

@@ -161,7 +161,7 @@ static int summary_end(void *state, const etl_run_totals *t)
     for (size_t r = 0; r < st->row_count; r++) {
         const summary_row *row = &st->rows[r];
         char guid[40];
-        etl_guid_format(&row->key.guid, guid, 0);
+        fmt_guid(&row->key.guid, guid);
         guid[37] = '\0';  /* tracefmt prints the GUID without braces */
         fmt_buf_reset(&text);
         fmt_buf_printf(&text, "%10" PRIu64 "    %-12s %-17s %s", row->count, row->name, row->type, guid + 1);

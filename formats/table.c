@@ -51,26 +51,16 @@ static int table_event(void *state, const etl_decoded_event *ev)
     fmt_line_writer *st = state;
     const etl_event_record *r = ev->record;
     unsigned cols = st->options.table_columns;
-    char text[64];
+    char text[64], num[FMT_INT_CAP];
     if (cols & ETL_TABLE_TIME) {
         if (st->options.raw_timestamps)
-            snprintf(text, sizeof text, "%" PRId64, r->raw_timestamp);
+            cell(st, fmt_i64(r->raw_timestamp, num));
         else
-            fmt_event_time(r->header.timestamp, 7, fmt_line_writer_clock(st), text, sizeof text);
-        cell(st, text);
+            cell(st, fmt_event_time(&st->clock, r->header.timestamp, 7, text, sizeof text));
     }
-    if (cols & ETL_TABLE_PID) {
-        snprintf(text, sizeof text, "%" PRIu32, r->header.process_id);
-        cell(st, text);
-    }
-    if (cols & ETL_TABLE_TID) {
-        snprintf(text, sizeof text, "%" PRIu32, r->header.thread_id);
-        cell(st, text);
-    }
-    if (cols & ETL_TABLE_CPU) {
-        snprintf(text, sizeof text, "%u", (unsigned)r->buffer_context.processor_index);
-        cell(st, text);
-    }
+    if (cols & ETL_TABLE_PID) cell(st, fmt_u64(r->header.process_id, num));
+    if (cols & ETL_TABLE_TID) cell(st, fmt_u64(r->header.thread_id, num));
+    if (cols & ETL_TABLE_CPU) cell(st, fmt_u64(r->buffer_context.processor_index, num));
     if (cols & ETL_TABLE_PROVIDER) cell(st, ev->provider_name);
     cell(st, ev->event_name);
     if (ev->status == ETL_DECODE_NO_SCHEMA) {

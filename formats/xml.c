@@ -22,7 +22,7 @@
 typedef struct xml_state {
     etl_sink sink;
     etl_writer_options options;
-    fmt_local_clock clock;
+    fmt_clock clock;
     xmlDocPtr doc;          /* carries encoding "UTF-8" so the serializer keeps non-ASCII text as is */
     xmlBufferPtr out;       /* one event, flushed to the sink after each event */
     fmt_buf clean;      /* scratch: text with forbidden characters replaced */
@@ -31,7 +31,7 @@ typedef struct xml_state {
 
 static void put(xml_state *st, const char *text)
 {
-    if (xmlBufferCat(st->out, (const xmlChar *)text) != 0) st->failed = 1;
+    if (xmlBufferAdd(st->out, (const xmlChar *)text, (int)strlen(text)) != 0) st->failed = 1;
 }
 
 static void put_indent(xml_state *st, int depth)
@@ -47,20 +47,25 @@ static int xml_allowed(uint32_t cp)
            (cp >= 0xE000 && cp <= 0xFFFD) || (cp >= 0x10000 && cp <= 0x10FFFF);
 }
 
-/* Escaped text (element content or attribute value). */
+/* Escaped text (element content or attribute value). Plain printable ASCII without & < > " goes in as
+ * is; anything else is cleaned (forbidden characters → U+FFFD) and escaped by libxml2. */
 static void put_text(xml_state *st, const char *text)
 {
     if (!text) return;
     const unsigned char *s = (const unsigned char *)text;
-    size_t n = strlen(text);
+    size_t n = 0;
+    while (s[n] >= 0x20 && s[n] < 0x7F && s[n] != '&' && s[n] != '<' && s[n] != '>' && s[n] != '"') n++;
+    if (s[n] == '\0') {
+        if (n && xmlBufferAdd(st->out, s, (int)n) != 0) st->failed = 1;
+        return;
+    }
+    n += strlen(text + n);
     fmt_buf_reset(&st->clean);
     for (size_t i = 0; i < n;) {
         uint32_t cp;
         size_t used = fmt_utf8_decode(s + i, n - i, &cp);
         if (!xml_allowed(cp)) cp = 0xFFFD;
-        if (cp < 0x80)
-            fmt_buf_putc(&st->clean, (char)cp);
-        else if (cp == 0xFFFD)
+        if (cp == 0xFFFD)
             fmt_buf_put_codepoint(&st->clean, cp);
         else
             fmt_buf_append(&st->clean, (const char *)s + i, used);
@@ -85,9 +90,19 @@ static void put_element(xml_state *st, int depth, const char *name, const char *
 
 static void put_number_element(xml_state *st, int depth, const char *name, uint64_t value)
 {
-    char num[24];
-    snprintf(num, sizeof num, "%" PRIu64, value);
-    put_element(st, depth, name, num);
+    char num[FMT_INT_CAP];
+    put_element(st, depth, name, fmt_u64(value, num));
+}
+
+/* name="value" with a leading space, for numeric attributes. */
+static void put_number_attribute(xml_state *st, const char *name, uint64_t value)
+{
+    char num[FMT_INT_CAP];
+    put(st, " ");
+    put(st, name);
+    put(st, "=\"");
+    put(st, fmt_u64(value, num));
+    put(st, "\"");
 }
 
 static void put_hex(xml_state *st, const uint8_t *bytes, size_t length)
@@ -122,38 +137,38 @@ static void write_system(xml_state *st, const etl_decoded_event *ev)
         put(st, "\"");
     }
     put(st, " Guid=\"");
-    put(st, etl_guid_format(&ev->record->header.provider_id, guid, 0));
+    put(st, fmt_guid(&ev->record->header.provider_id, guid));
     put(st, "\" />\n");
     put_number_element(st, 2, "EventID", h->descriptor.id);
     put_number_element(st, 2, "Version", h->descriptor.version);
     put_number_element(st, 2, "Level", h->descriptor.level);
     put_number_element(st, 2, "Task", h->descriptor.task);
     put_number_element(st, 2, "Opcode", h->descriptor.opcode);
-    snprintf(text, sizeof text, "0x%" PRIX64, h->descriptor.keyword);
-    put_element(st, 2, "Keywords", text);
+    char num[FMT_INT_CAP];
+    put_element(st, 2, "Keywords", fmt_hex64(h->descriptor.keyword, num));
     if (st->options.raw_timestamps) {
-        snprintf(text, sizeof text, "%" PRId64, r->raw_timestamp);
         put(st, "\t\t<TimeCreated RawTime=\"");
+        put(st, fmt_i64(r->raw_timestamp, num));
     } else {
-        fmt_event_time(h->timestamp, 9, st->options.local_time ? &st->clock : NULL, text, sizeof text);
+        fmt_event_time(&st->clock, h->timestamp, 9, text, sizeof text);
         put(st, "\t\t<TimeCreated SystemTime=\"");
+        put(st, text);
     }
-    put(st, text);
     put(st, "\" />\n\t\t<Correlation ActivityID=\"");
-    put(st, etl_guid_format(&h->activity_id, guid, 0));
+    put(st, fmt_guid(&h->activity_id, guid));
     etl_guid related;
     if (fmt_related_activity(r, &related)) {
         put(st, "\" RelatedActivityID=\"");
-        put(st, etl_guid_format(&related, guid, 0));
+        put(st, fmt_guid(&related, guid));
     }
     put(st, "\" />\n");
-    char exec[160];
-    snprintf(exec, sizeof exec,
-             "\t\t<Execution ProcessID=\"%" PRIu32 "\" ThreadID=\"%" PRIu32 "\" ProcessorID=\"%u\" "
-             "KernelTime=\"%" PRIu32 "\" UserTime=\"%" PRIu32 "\" />\n",
-             h->process_id, h->thread_id, (unsigned)r->buffer_context.processor_index, h->kernel_time,
-             h->user_time);
-    put(st, exec);
+    put(st, "\t\t<Execution");
+    put_number_attribute(st, "ProcessID", h->process_id);
+    put_number_attribute(st, "ThreadID", h->thread_id);
+    put_number_attribute(st, "ProcessorID", r->buffer_context.processor_index);
+    put_number_attribute(st, "KernelTime", h->kernel_time);
+    put_number_attribute(st, "UserTime", h->user_time);
+    put(st, " />\n");
     if (ev->channel_name && ev->channel_name[0])
         put_element(st, 2, "Channel", ev->channel_name);
     else
@@ -288,7 +303,7 @@ static int xml_event(void *state, const etl_decoded_event *ev)
     if (fmt_class_guid(ev, &class_guid)) {
         char guid[40];
         put(st, "\t<ExtendedTracingInfo xmlns=\"" TRACE_NS "\">\n\t\t<EventGuid>");
-        put(st, etl_guid_format(&class_guid, guid, 0));
+        put(st, fmt_guid(&class_guid, guid));
         put(st, "</EventGuid>\n\t</ExtendedTracingInfo>\n");
     }
     put(st, "</Event>\n");
@@ -326,6 +341,7 @@ static void *xml_create(const etl_sink *sink, const etl_writer_options *options)
     if (!st) return NULL;
     st->sink = *sink;
     st->options = *options;
+    st->clock.local = options->local_time;
     fmt_buf_init(&st->clean);
     st->doc = xmlNewDoc((const xmlChar *)"1.0");
     st->out = xmlBufferCreate();

@@ -247,6 +247,35 @@ static void test_xml_local_time_and_raw(void **state)
     free(out);
 }
 
+/* One writer, events on different days and a local offset that moves the date: the per-day date cache
+ * must follow. Expected texts from Python's datetime (see R2_FILETIME/R3_FILETIME). */
+static void test_times_across_days(void **state)
+{
+    (void)state;
+    fixture a, b;
+    make_undecoded_event(&a);
+    make_undecoded_event(&b);
+    b.record.header.timestamp = R3_FILETIME;
+    etl_decoded_event events[3] = {a.event, b.event, a.event};
+    etl_writer_options opt = {0};
+    opt.table_columns = ETL_TABLE_TIME;
+    char *out = run_writer("table", &opt, events, 3);
+    assert_string_equal(out, "2022-08-22T09:26:59.5869895Z\tEventID(19)\t0x2020AB0A\n"
+                             "2014-01-24T12:00:20.6129958Z\tEventID(19)\t0x2020AB0A\n"
+                             "2022-08-22T09:26:59.5869895Z\tEventID(19)\t0x2020AB0A\n");
+    free(out);
+    setenv("TZ", "XST-14", 1);
+    tzset();
+    opt.local_time = 1;
+    out = run_writer("table", &opt, events, 3);
+    assert_string_equal(out, "2022-08-22T23:26:59.5869895+14:00\tEventID(19)\t0x2020AB0A\n"
+                             "2014-01-25T02:00:20.6129958+14:00\tEventID(19)\t0x2020AB0A\n"
+                             "2022-08-22T23:26:59.5869895+14:00\tEventID(19)\t0x2020AB0A\n");
+    free(out);
+    unsetenv("TZ");
+    tzset();
+}
+
 static void test_xml_payload_forms(void **state)
 {
     (void)state;
@@ -593,6 +622,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_xml_manifest_event),
         cmocka_unit_test(test_xml_local_time_and_raw),
+        cmocka_unit_test(test_times_across_days),
         cmocka_unit_test(test_xml_payload_forms),
         cmocka_unit_test(test_xml_classic_event),
         cmocka_unit_test(test_writer_reports_sink_failure),
