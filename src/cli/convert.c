@@ -157,12 +157,20 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
             if (r.diagnostics_suppressed)
                 fprintf(stderr, "etlconv: %llu more reader messages not shown\n",
                         (unsigned long long)r.diagnostics_suppressed);
-            fprintf(stderr,
-                    "etlconv: %s: converted with warnings: %llu events lost, %llu buffers lost, %llu read errors, "
-                    "%llu read warnings, %llu payloads did not fit their schema\n",
-                    job->inputs[0], (unsigned long long)ts->events_lost, (unsigned long long)ts->buffers_lost,
-                    (unsigned long long)ts->errors, (unsigned long long)ts->warnings,
-                    (unsigned long long)ds->decode_errors);
+            const struct { uint64_t count; const char *what; } items[] = {
+                {ts->events_lost, "events lost"}, {ts->buffers_lost, "buffers lost"},
+                {ts->errors, "read errors"}, {ts->warnings, "read warnings"},
+                {ds->decode_errors, "payloads did not fit their schema"},
+            };
+            fprintf(stderr, "etlconv: %s%s: converted with warnings:", job->inputs[0],
+                    job->input_count > 1 ? " and the other inputs" : "");
+            const char *sep = " ";
+            for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
+                if (!items[i].count) continue;
+                fprintf(stderr, "%s%llu %s", sep, (unsigned long long)items[i].count, items[i].what);
+                sep = ", ";
+            }
+            fputc('\n', stderr);
         }
     }
 done:
