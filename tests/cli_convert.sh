@@ -60,6 +60,12 @@ sleep 0.2; kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null
 test ! -e "$T/out/big.xml" || [ "$(tail -1 "$T/out/big.xml")" = "</Events>" ]; ok $? "interrupted run leaves no half file"
 check "$(ls -A "$T/out" | grep -c '^\.')" 0 "interrupted run leaves no temporary file"
 
+# a tracerpt command line as scripts write it
+case "$ETLCONV" in /*) E=$ETLCONV ;; *) E=$PWD/$ETLCONV ;; esac
+(cd "$T/out" && "$E" -l "$OLDPWD/$P" -o dump.xml -of XML -lr -summary summary.txt -y -en ANSI); check $? 0 "tracerpt-style command line exits 0"
+cmp -s "$T/out/dump.xml" "$T/readme.xml"; ok $? "tracerpt-style: dump.xml"
+grep -q "Total Events  Processed 7" "$T/out/summary.txt"; ok $? "tracerpt-style: summary.txt"
+
 # --- gzip in and out ---------------------------------------------------------------------------------
 $ETLCONV $P -o "$T/out/a.xml.gz"; check $? 0 "-o FILE.gz exits 0"
 gzip -t "$T/out/a.xml.gz"; ok $? "FILE.gz is valid gzip"

@@ -258,6 +258,12 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
             VALUE(a);
             fprintf(stderr, "etlconv: warning: %s is reserved for WPP TMF decoding, which is not supported yet; "
                             "WPP events are written undecoded\n", a);
+        } else if ((v = match(a, "-en"))) {
+            VALUE(a);  /* tracerpt's CSV encoding switch: output is always UTF-8 here */
+            if (strcasecmp(v, "ANSI") != 0 && strcasecmp(v, "Unicode") != 0)
+                return fail("bad -en '%s' (ANSI or Unicode)", v);
+            if (strcasecmp(v, "Unicode") == 0)
+                fprintf(stderr, "etlconv: warning: -en Unicode ignored: output is UTF-8\n");
         } else if ((v = match(a, "--each"))) {
             o->each = 1;
         } else if ((v = match(a, "-q|--quiet"))) {
@@ -350,6 +356,7 @@ void etlconv_print_help(FILE *out)
           "  -export FILE            write the schemas known after conversion as a manifest\n"
           "  --no-bundled-schemas    do not load the manifests shipped with etlconv\n"
           "  -tmf FILE, -tp PATH     reserved for WPP (not supported yet; WPP events stay undecoded)\n"
+          "  -en ANSI|Unicode        accepted for tracerpt scripts; output is always UTF-8\n"
           "Filters (all must match; lists match any element):\n"
           "  --provider NAME|GUID    repeatable\n"
           "  --event ID[,ID...]      event ids\n"
