@@ -136,6 +136,12 @@ $ETLCONV 2>/dev/null; check $? 2 "no input: exit 2"
 $ETLCONV --help | grep -q "Exit status"; ok $? "--help documents the exit status"
 check "$($ETLCONV --version)" "etlconv 0.1.0" "--version"
 
+# --- progress bar --------------------------------------------------------------------------------------
+$ETLCONV testdata/perfview/net.4.5.2.x86.etl.gz -of xml --progress > /dev/null 2> "$T/progress"
+grep -q '%.*events/s.*ETA' "$T/progress"; ok $? "--progress draws percent, events/s and ETA on stderr"
+$ETLCONV testdata/perfview/net.4.5.2.x86.etl.gz -of table > /dev/null 2> "$T/progress"
+check "$(wc -c < "$T/progress")" 0 "no progress bar when stderr is not a terminal"
+
 # --- the man page documents every option --help lists -----------------------------------------------------
 man_text=$(sed 's/\\-/-/g' src/cli/etlconv.1)
 missing=""

@@ -122,7 +122,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
         if (!summary_out || !(r.summary_writer = start_writer("summary", opt, summary_out))) goto done;
     }
 
-    etlconv_progress_start(&r.progress, opt->quiet, etl_trace_get_stats(r.trace)->bytes_total);
+    etlconv_progress_start(&r.progress, opt->quiet, opt->progress, etl_trace_get_stats(r.trace)->bytes_total);
     rc = etl_process(r.trace, on_event, &r);
     etlconv_progress_finish(&r.progress);
     if (r.failed) goto done;

@@ -268,6 +268,8 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
             o->each = 1;
         } else if ((v = match(a, "-q|--quiet"))) {
             o->quiet = 1;
+        } else if ((v = match(a, "--progress"))) {
+            o->progress = 1;
         } else if ((v = match(a, "--no-bundled-schemas"))) {
             o->no_bundled = 1;
         } else if ((v = match(a, "--provider"))) {
@@ -367,6 +369,7 @@ void etlconv_print_help(FILE *out)
           "Other:\n"
           "  --info FILE...          describe the files (header, clock, buffers, providers) and exit\n"
           "  -q, --quiet             no progress bar, no warnings\n"
+          "  --progress              progress bar on stderr even for small inputs or when not a terminal\n"
           "  -h, --help              this help\n"
           "  --version               version\n"
           "\n"

@@ -46,6 +46,7 @@ typedef struct etlconv_options {
     int overwrite;                 /* -y */
     int each;                      /* --each: one output per input, -o names a directory */
     int quiet;
+    int progress;                  /* --progress: draw the bar whatever the size and terminal */
     char **imports;                /* -import / --manifest: manifests, PE binaries or folders */
     size_t import_count;
     const char *export_file;       /* -export */

@@ -16,9 +16,9 @@ double etlconv_now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-void etlconv_progress_start(etlconv_progress *p, int quiet, uint64_t total_bytes)
+void etlconv_progress_start(etlconv_progress *p, int quiet, int force, uint64_t total_bytes)
 {
-    p->enabled = !quiet && isatty(STDERR_FILENO) && total_bytes >= PROGRESS_MIN_BYTES;
+    p->enabled = !quiet && (force || (isatty(STDERR_FILENO) && total_bytes >= PROGRESS_MIN_BYTES));
     p->started = etlconv_now();
     p->last_draw = p->started;
     p->drawn = 0;

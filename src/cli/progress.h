@@ -10,8 +10,8 @@ typedef struct etlconv_progress {
     int drawn;
 } etlconv_progress;
 
-/* Enabled when !quiet, stderr is a TTY and total_bytes is at least the threshold. */
-void etlconv_progress_start(etlconv_progress *p, int quiet, uint64_t total_bytes);
+/* Enabled when !quiet and either forced or stderr is a TTY and total_bytes is at least the threshold. */
+void etlconv_progress_start(etlconv_progress *p, int quiet, int force, uint64_t total_bytes);
 /* Cheap to call often: redraws at most a few times per second. */
 void etlconv_progress_update(etlconv_progress *p, uint64_t done_bytes, uint64_t total_bytes, uint64_t events);
 /* Erases the bar. */
