@@ -51,14 +51,6 @@ int mx_number(const char *text, uint64_t *out)
     return 0;
 }
 
-int mx_name_equal(const char *a, const char *b)
-{
-    if (!a || !b) return 0;
-    if (strcmp(a, b) == 0) return 1;
-    const char *ca = strchr(a, ':'), *cb = strchr(b, ':');
-    return strcmp(ca ? ca + 1 : a, cb ? cb + 1 : b) == 0;
-}
-
 static int string_cmp(const void *pa, const void *pb)
 {
     return strcmp(((const mx_string *)pa)->id, ((const mx_string *)pb)->id);
@@ -140,7 +132,17 @@ typedef struct mx_item {
 typedef struct mx_table {
     mx_item *items;
     size_t count, cap;
+    const mx_item **index;   /* sorted by (local name, task) for O(log n) lookups */
 } mx_table;
+
+/* Bounds on hostile input: real providers have a handful of levels/channels and at most a few thousand
+ * tasks and opcodes; beyond these counts entries are left out (counted). */
+#define MAX_LEVELS 256u
+#define MAX_CHANNELS 256u
+#define MAX_KEYWORDS 1024u
+#define MAX_TASKS 65536u
+#define MAX_OPCODES 262144u
+#define MAX_EQUAL_NAMES 64u
 
 typedef struct mx_provider {
     mx_table levels, tasks, opcodes, keywords, channels;
@@ -161,21 +163,67 @@ static mx_item *table_add(mx_context *ctx, mx_table *t)
     return it;
 }
 
-static const mx_item *table_find(const mx_table *t, const char *name)
+static const char *local_name(const char *name)
 {
-    for (size_t i = 0; i < t->count; i++)
-        if (t->items[i].name && strcmp(t->items[i].name, name) == 0) return &t->items[i];
-    for (size_t i = 0; i < t->count; i++)
-        if (mx_name_equal(t->items[i].name, name)) return &t->items[i];
-    return NULL;
+    const char *colon = strchr(name, ':');
+    return colon ? colon + 1 : name;
 }
 
+static int item_key_cmp(const char *local, uint16_t task, const mx_item *it)
+{
+    int c = strcmp(local, local_name(it->name));
+    if (c) return c;
+    return (task > it->task) - (task < it->task);
+}
+
+static int item_ptr_cmp(const void *pa, const void *pb)
+{
+    const mx_item *a = *(const mx_item *const *)pa, *b = *(const mx_item *const *)pb;
+    int c = item_key_cmp(local_name(a->name), a->task, b);
+    if (c) return c;
+    return (a > b) - (a < b);   /* declaration order among equal keys */
+}
+
+static int table_index(mx_context *ctx, mx_table *t)
+{
+    if (!t->count) return 0;
+    t->index = etl_arena_alloc(&ctx->set->arena, t->count * sizeof(*t->index));
+    if (!t->index) return -1;
+    for (size_t i = 0; i < t->count; i++) t->index[i] = &t->items[i];
+    qsort(t->index, t->count, sizeof(*t->index), item_ptr_cmp);
+    return 0;
+}
+
+/* Entry named `name` (QName) with this task: the exact spelling first, else the same local name. */
+static const mx_item *table_lookup(const mx_table *t, const char *name, uint16_t task)
+{
+    if (!t->index) return NULL;
+    const char *local = local_name(name);
+    size_t lo = 0, hi = t->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (item_key_cmp(local, task, t->index[mid]) > 0) lo = mid + 1;
+        else hi = mid;
+    }
+    const mx_item *first = NULL;
+    for (size_t i = lo; i < t->count && i < lo + MAX_EQUAL_NAMES; i++) {
+        if (item_key_cmp(local, task, t->index[i]) != 0) break;
+        if (strcmp(t->index[i]->name, name) == 0) return t->index[i];
+        if (!first) first = t->index[i];
+    }
+    return first;
+}
+
+static const mx_item *table_find(const mx_table *t, const char *name) { return table_lookup(t, name, 0); }
+
 /* <level>/<task>/<opcode>/<keyword> entries with a `value` (or `mask`) attribute. */
-static int parse_item(mx_context *ctx, const xmlNode *n, mx_table *t, const char *value_attr, uint16_t task)
+static int parse_item(mx_context *ctx, const xmlNode *n, mx_table *t, const char *value_attr, uint16_t task,
+                      size_t max)
 {
     const char *name = mx_attr(n, "name");
     uint64_t v;
     if (!name || mx_number(mx_attr(n, value_attr), &v)) { ctx->set->unresolved_strings++; return 0; }
+    if (t->count >= max) { ctx->skipped++; return 0; }
     mx_item *it = table_add(ctx, t);
     if (!it) return -1;
     it->name = name;
@@ -194,6 +242,7 @@ static int parse_channels(mx_context *ctx, const xmlNode *chans, mx_provider *p)
         if (!imported && !mx_is(c, "channel")) continue;
         const char *name = mx_attr(c, "name");
         if (!name) { ctx->set->unresolved_strings++; continue; }
+        if (p->channels.count >= MAX_CHANNELS) { ctx->skipped++; continue; }
         mx_item *it = table_add(ctx, &p->channels);
         if (!it) return -1;
         it->name = name;
@@ -230,22 +279,29 @@ static int parse_tables(mx_context *ctx, const xmlNode *prov, mx_provider *p)
         }
         for (const xmlNode *c = sec->children; c; c = c->next) {
             int rc = 0;
-            if (mx_is(sec, "levels") && mx_is(c, "level")) rc = parse_item(ctx, c, &p->levels, "value", 0);
-            else if (mx_is(sec, "opcodes") && mx_is(c, "opcode")) rc = parse_item(ctx, c, &p->opcodes, "value", 0);
-            else if (mx_is(sec, "keywords") && mx_is(c, "keyword")) rc = parse_item(ctx, c, &p->keywords, "mask", 0);
+            if (mx_is(sec, "levels") && mx_is(c, "level"))
+                rc = parse_item(ctx, c, &p->levels, "value", 0, MAX_LEVELS);
+            else if (mx_is(sec, "opcodes") && mx_is(c, "opcode"))
+                rc = parse_item(ctx, c, &p->opcodes, "value", 0, MAX_OPCODES);
+            else if (mx_is(sec, "keywords") && mx_is(c, "keyword"))
+                rc = parse_item(ctx, c, &p->keywords, "mask", 0, MAX_KEYWORDS);
             else if (mx_is(sec, "tasks") && mx_is(c, "task")) {
-                rc = parse_item(ctx, c, &p->tasks, "value", 0);
+                rc = parse_item(ctx, c, &p->tasks, "value", 0, MAX_TASKS);
                 uint64_t tv;
                 if (rc == 0 && mx_number(mx_attr(c, "value"), &tv) == 0)
                     for (const xmlNode *os = c->children; os && rc == 0; os = os->next)
                         if (mx_is(os, "opcodes"))
                             for (const xmlNode *o = os->children; o && rc == 0; o = o->next)
-                                if (mx_is(o, "opcode")) rc = parse_item(ctx, o, &p->opcodes, "value", (uint16_t)tv);
+                                if (mx_is(o, "opcode"))
+                                    rc = parse_item(ctx, o, &p->opcodes, "value", (uint16_t)tv, MAX_OPCODES);
             }
             if (rc) return -1;
         }
     }
-    return 0;
+    return table_index(ctx, &p->levels) || table_index(ctx, &p->tasks) || table_index(ctx, &p->opcodes) ||
+                   table_index(ctx, &p->keywords)
+               ? -1
+               : 0;
 }
 
 /* Provider table entry, else winmeta; *display NULL when neither knows the name. */
@@ -271,12 +327,8 @@ static int lookup_named(mx_context *ctx, const mx_table *t, enum etl_winmeta_kin
 
 static const mx_item *find_opcode(const mx_table *opcodes, uint16_t task, const char *name)
 {
-    for (size_t i = 0; i < opcodes->count; i++)
-        if (opcodes->items[i].task == task && task != 0 && mx_name_equal(opcodes->items[i].name, name))
-            return &opcodes->items[i];
-    for (size_t i = 0; i < opcodes->count; i++)
-        if (opcodes->items[i].task == 0 && mx_name_equal(opcodes->items[i].name, name)) return &opcodes->items[i];
-    return NULL;
+    const mx_item *op = task ? table_lookup(opcodes, name, task) : NULL;
+    return op ? op : table_lookup(opcodes, name, 0);
 }
 
 /* Channel reference: the first channel in declaration order whose chid or name matches (what mc does

@@ -21,6 +21,19 @@ static int entry_cmp(const void *pa, const void *pb)
     return a->value < b->value ? -1 : a->value > b->value;
 }
 
+static const char *local_part(const char *name)
+{
+    const char *colon = strchr(name, ':');
+    return colon ? colon + 1 : name;
+}
+
+static int map_cmp(const void *pa, const void *pb)
+{
+    const mx_map *a = pa, *b = pb;
+    int c = strcmp(local_part(a->name), local_part(b->name));
+    return c ? c : (a->order > b->order) - (a->order < b->order);
+}
+
 static int parse_map(mx_context *ctx, const xmlNode *m, etl_error *err)
 {
     etl_arena *arena = &ctx->set->arena;
@@ -48,6 +61,7 @@ static int parse_map(mx_context *ctx, const xmlNode *m, etl_error *err)
     info->entries = entries;
     ctx->maps[ctx->map_count].name = info->name;
     ctx->maps[ctx->map_count].info = info;
+    ctx->maps[ctx->map_count].order = (uint32_t)ctx->map_count;
     ctx->map_count++;
     return ETL_OK;
 }
@@ -70,16 +84,27 @@ int mx_parse_maps(mx_context *ctx, const xmlNode *provider, etl_error *err)
                 if (mx_is(m, "valueMap") || mx_is(m, "bitMap")) rc = parse_map(ctx, m, err);
         if (rc != ETL_OK) return rc;
     }
+    qsort(ctx->maps, ctx->map_count, sizeof(*ctx->maps), map_cmp);
     return ETL_OK;
 }
 
+/* Maps are sorted by local name: the exact QName first, else the first map with that local name. */
 static const etl_map_info *find_map(const mx_context *ctx, const char *name)
 {
-    for (size_t i = 0; i < ctx->map_count; i++)
+    const char *local = local_part(name);
+    size_t lo = 0, hi = ctx->map_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(local, local_part(ctx->maps[mid].name)) > 0) lo = mid + 1;
+        else hi = mid;
+    }
+    const etl_map_info *first = NULL;
+    for (size_t i = lo; i < ctx->map_count && i < lo + 64; i++) {
+        if (strcmp(local, local_part(ctx->maps[i].name)) != 0) break;
         if (strcmp(ctx->maps[i].name, name) == 0) return ctx->maps[i].info;
-    for (size_t i = 0; i < ctx->map_count; i++)
-        if (mx_name_equal(ctx->maps[i].name, name)) return ctx->maps[i].info;
-    return NULL;
+        if (!first) first = ctx->maps[i].info;
+    }
+    return first;
 }
 
 static int is_field(const xmlNode *n) { return mx_is(n, "data") || mx_is(n, "struct"); }

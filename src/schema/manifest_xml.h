@@ -17,6 +17,7 @@ typedef struct mx_string {
 typedef struct mx_map {
     const char *name;
     etl_map_info *info;
+    uint32_t order;          /* declaration order: the first of equal local names wins */
 } mx_map;
 
 typedef struct mx_template {
@@ -64,8 +65,6 @@ int mx_number(const char *text, uint64_t *out);
 /* "$(string.X)" → string-table text (arena); other text is returned as an arena copy; NULL stays NULL.
  * Unresolvable references count in set->unresolved_strings and yield NULL. */
 const char *mx_resolve(mx_context *ctx, const char *text);
-/* Name comparison for QNames: exact, else equal local parts. */
-int mx_name_equal(const char *a, const char *b);
 
 /* manifest_template.c: the provider's maps and <templates>; entries go into ctx->maps / ctx->templates. */
 int mx_parse_maps(mx_context *ctx, const xmlNode *provider, etl_error *err);
