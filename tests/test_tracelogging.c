@@ -742,20 +742,17 @@ static void test_corpus_payloads_consumed(void **state)
 #define MAX_LINES 80
 
 typedef struct decoded_trace {
-    etl_decoder *decoder;
     char lines[MAX_LINES][512];   /* "Event: name=value; name{ ... }" of TraceLogging events, in order */
     long count;
     long errors;
 } decoded_trace;
 
-static int on_decode(const etl_event_record *r, void *vctx)
+static void on_decode(const etl_decoded_event *ev, void *vctx)
 {
     decoded_trace *d = vctx;
-    const etl_decoded_event *ev = NULL;
-    assert_int_equal(etl_decode_event(d->decoder, r, &ev), ETL_OK);
-    if (ev->source != ETL_SOURCE_TRACELOGGING) return 0;
+    if (ev->source != ETL_SOURCE_TRACELOGGING) return;
     if (ev->status != ETL_DECODE_OK) d->errors++;
-    if (d->count >= MAX_LINES) return 0;
+    if (d->count >= MAX_LINES) return;
     char *line = d->lines[d->count++];
     size_t cap = sizeof d->lines[0], n = (size_t)snprintf(line, cap, "%s:", ev->event_name);
     for (size_t i = 0; i < ev->field_count && n < cap; i++) {
@@ -766,23 +763,13 @@ static int on_decode(const etl_event_record *r, void *vctx)
         else
             n += (size_t)snprintf(line + n, cap - n, " }");
     }
-    return 0;
 }
 
 static decoded_trace *decode_trace(const char *path)
 {
     static decoded_trace d;
     memset(&d, 0, sizeof d);
-    etl_trace *trace = NULL;
-    etl_error err;
-    assert_int_equal(etl_open(&trace, &path, 1, NULL, &err), ETL_OK);
-    etl_schema_registry *registry = etl_schema_registry_new();
-    d.decoder = etl_decoder_new(registry, trace);
-    assert_non_null(d.decoder);
-    assert_int_equal(etl_process(trace, on_decode, &d), ETL_OK);
-    etl_decoder_free(d.decoder);
-    etl_schema_registry_free(registry);
-    etl_close(trace);
+    assert_int_equal(sd_decode_trace(path, on_decode, &d), 0);
     return &d;
 }
 
