@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "schema/pe_resources.h"
 #include "test_manifest_compare.h"
 
 /* .NET runtime provider and its Runtime/Start event (ClrEtwAll.man: value 187 version 0) */
@@ -110,6 +111,48 @@ static void test_directory_mixed(void **state)
         unlink(path);
     }
     rmdir(dir);
+}
+
+/* A copy of System32 with its language folder: the binary has WEVT_TEMPLATE but no message table, the
+ * strings are in en-US/<name>.mui; the walk loads the binary, uses the .mui and does not load the .mui as a
+ * binary of its own. */
+static void test_directory_mui(void **state)
+{
+    (void)state;
+    size_t len;
+    unsigned char *b = read_whole_file("testdata/schemas/pe-wevt/synthetic-from-mc-testcases/TaskOpcodes.dll", &len);
+    assert_non_null(b);
+    char dir[] = "/tmp/etl_system32_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char lang[600];
+    snprintf(lang, sizeof(lang), "%s/en-US", dir);
+    assert_int_equal(mkdir(lang, 0700), 0);
+    write_bytes(lang, "prov.dll.mui", b, len);
+    etl_pe_image pe;
+    etl_error err;
+    assert_int_equal(etl_pe_open(&pe, b, len, "TaskOpcodes.dll", &err), ETL_OK);
+    size_t root = pe.rsrc_offset, n = (size_t)b[root + 12] + b[root + 14];
+    for (size_t i = 0; i < n; i++)
+        if (b[root + 16 + 8 * i] == ETL_RT_MESSAGETABLE && b[root + 17 + 8 * i] == 0) b[root + 16 + 8 * i] = 99;
+    write_bytes(dir, "prov.dll", b, len);
+
+    etl_schema_registry *r = etl_schema_registry_new();
+    assert_int_equal(etl_schema_load_directory(r, dir, ETL_SOURCE_USER_MANIFEST, &err), ETL_OK);
+    /* TaskOpcodes.man event 1: level win:Error, task Task1 ($(string.task.1.1) = "Task.1.1") */
+    const etl_event_info *e = find(r, "{00000000-0000-0000-0000-000000000001}", 1, 0);
+    assert_non_null(e);
+    assert_int_equal(e->source, ETL_SOURCE_USER_WEVT);
+    assert_string_equal(e->level_name, "Error");
+    assert_string_equal(e->task_name, "Task.1.1");
+    etl_schema_registry_free(r);
+    char path[700];
+    snprintf(path, sizeof(path), "%s/prov.dll.mui", lang);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/prov.dll", dir);
+    unlink(path);
+    rmdir(lang);
+    rmdir(dir);
+    free(b);
 }
 
 static void test_pe_file(void **state)
@@ -253,6 +296,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_directory_walk),
         cmocka_unit_test(test_directory_mixed),
+        cmocka_unit_test(test_directory_mui),
         cmocka_unit_test(test_pe_file),
         cmocka_unit_test(test_bundled_and_precedence),
         cmocka_unit_test(test_export_import_registry),
