@@ -260,6 +260,13 @@ void etl_decoder_free(etl_decoder *decoder);
  * ETL_ERR_NOMEM. */
 int etl_decode_event(etl_decoder *decoder, const etl_event_record *record, const etl_decoded_event **out);
 
+/* Optional first pass over the same records, in the same order, before any etl_decode_event: learns process
+ * context (process names with their lifetimes, TID → PID) without producing output, so the decoding pass can
+ * name processes whose rundown comes only at the end of the trace (WPR traces). Decodes only kernel
+ * Process/Thread and Microsoft-Windows-Kernel-Process events and feeds no other source; invalidates the last
+ * decoded event. Returns ETL_OK or ETL_ERR_NOMEM. */
+int etl_decoder_learn(etl_decoder *decoder, const etl_event_record *record);
+
 typedef struct etl_decode_stats {
     uint64_t decoded;
     uint64_t no_schema;
