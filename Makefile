@@ -108,6 +108,7 @@ install: all
 	    $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(DATADIR)/schemas
 	install -m 755 $(ETLCONV) $(DESTDIR)$(PREFIX)/bin/etlconv
 	install -m 644 $(LIBETL) $(DESTDIR)$(PREFIX)/lib/libetl.a
+	install -m 644 $(LIBFORMATS) $(DESTDIR)$(PREFIX)/lib/libetlformats.a
 	install -m 644 include/etl/*.h $(DESTDIR)$(PREFIX)/include/etl/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|0.1.0|g' src/libetl.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libetl.pc
@@ -116,7 +117,7 @@ install: all
 	    install -m 644 src/schema/bundled/* $(DESTDIR)$(DATADIR)/schemas/; fi
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/etlconv $(DESTDIR)$(PREFIX)/lib/libetl.a \
+	rm -f $(DESTDIR)$(PREFIX)/bin/etlconv $(DESTDIR)$(PREFIX)/lib/libetl.a $(DESTDIR)$(PREFIX)/lib/libetlformats.a \
 	    $(DESTDIR)$(PREFIX)/lib/pkgconfig/libetl.pc $(DESTDIR)$(PREFIX)/share/man/man1/etlconv.1
 	rm -rf $(DESTDIR)$(PREFIX)/include/etl $(DESTDIR)$(DATADIR)
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Makes sure the build dependencies are present: installs them with apt-get when running as root,
 # otherwise prints the exact command to run. Used by `make check` and .ci/run.
-PKGS="build-essential pkg-config libxml2-dev libcsv-dev zlib1g-dev libcmocka-dev"
+PKGS="build-essential pkg-config libxml2-dev libcsv-dev zlib1g-dev libcmocka-dev libxml2-utils"
 missing=""
 have_header() { printf '#include <%s>\n' "$1" | ${CC:-cc} -E $(pkg-config --cflags libxml-2.0 2>/dev/null) -x c - >/dev/null 2>&1; }
 command -v cc >/dev/null 2>&1 || missing="$missing build-essential"
@@ -9,6 +9,7 @@ command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
 have_header libxml/parser.h || missing="$missing libxml2-dev"
 have_header csv.h || missing="$missing libcsv-dev"
 have_header zlib.h || missing="$missing zlib1g-dev"
+command -v xmllint >/dev/null 2>&1 || missing="$missing libxml2-utils"  # CLI tests check XML with xmllint
 printf '#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <setjmp.h>\n#include <cmocka.h>\n' \
   | ${CC:-cc} -E -x c - >/dev/null 2>&1 || missing="$missing libcmocka-dev"
 [ -z "$missing" ] && exit 0

@@ -1,0 +1,399 @@
+/* Helpers shared by the writers (see format_util.h). */
+#include "format_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- text buffer --------------------------------------------------------------------------------------- */
+
+void fmt_buf_init(fmt_buf *tb)
+{
+    memset(tb, 0, sizeof *tb);
+}
+
+void fmt_buf_free(fmt_buf *tb)
+{
+    free(tb->data);
+    fmt_buf_init(tb);
+}
+
+void fmt_buf_reset(fmt_buf *tb)
+{
+    tb->length = 0;
+    tb->failed = 0;
+}
+
+/* Makes room for `extra` more bytes plus a terminating NUL. */
+static int reserve(fmt_buf *tb, size_t extra)
+{
+    if (tb->failed) return -1;
+    if (extra > SIZE_MAX / 2 - tb->length) {
+        tb->failed = 1;
+        return -1;
+    }
+    size_t need = tb->length + extra + 1;
+    if (need <= tb->capacity) return 0;
+    size_t cap = tb->capacity ? tb->capacity : 256;
+    while (cap < need) cap *= 2;
+    char *p = realloc(tb->data, cap);
+    if (!p) {
+        tb->failed = 1;
+        return -1;
+    }
+    tb->data = p;
+    tb->capacity = cap;
+    return 0;
+}
+
+void fmt_buf_append(fmt_buf *tb, const char *data, size_t length)
+{
+    if (length == 0 || reserve(tb, length) != 0) return;
+    memcpy(tb->data + tb->length, data, length);
+    tb->length += length;
+}
+
+void fmt_buf_puts(fmt_buf *tb, const char *text)
+{
+    if (text) fmt_buf_append(tb, text, strlen(text));
+}
+
+void fmt_buf_putc(fmt_buf *tb, char c)
+{
+    if (reserve(tb, 1) != 0) return;
+    tb->data[tb->length++] = c;
+}
+
+void fmt_buf_printf(fmt_buf *tb, const char *fmt, ...)
+{
+    char small[128];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof small) {
+        fmt_buf_append(tb, small, (size_t)n);
+        return;
+    }
+    if (reserve(tb, (size_t)n) != 0) return;
+    va_start(ap, fmt);
+    vsnprintf(tb->data + tb->length, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    tb->length += (size_t)n;
+}
+
+void fmt_buf_put_codepoint(fmt_buf *tb, uint32_t cp)
+{
+    char b[4];
+    size_t n;
+    if (cp < 0x80) {
+        b[0] = (char)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        b[0] = (char)(0xC0 | (cp >> 6));
+        b[1] = (char)(0x80 | (cp & 0x3F));
+        n = 2;
+    } else if (cp < 0x10000) {
+        b[0] = (char)(0xE0 | (cp >> 12));
+        b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        b[2] = (char)(0x80 | (cp & 0x3F));
+        n = 3;
+    } else {
+        b[0] = (char)(0xF0 | (cp >> 18));
+        b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        b[3] = (char)(0x80 | (cp & 0x3F));
+        n = 4;
+    }
+    fmt_buf_append(tb, b, n);
+}
+
+void fmt_buf_put_hex(fmt_buf *tb, const uint8_t *bytes, size_t length, int upper)
+{
+    const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+    if (length > SIZE_MAX / 4 || reserve(tb, length * 2) != 0) return;
+    char *out = tb->data + tb->length;
+    for (size_t i = 0; i < length; i++) {
+        out[2 * i] = digits[bytes[i] >> 4];
+        out[2 * i + 1] = digits[bytes[i] & 0xF];
+    }
+    tb->length += length * 2;
+}
+
+char *fmt_buf_grow(fmt_buf *tb, size_t extra)
+{
+    return reserve(tb, extra) == 0 ? tb->data + tb->length : NULL;
+}
+
+const char *fmt_buf_cstr(fmt_buf *tb)
+{
+    if (reserve(tb, 0) != 0) return "";
+    tb->data[tb->length] = '\0';
+    return tb->data;
+}
+
+int fmt_buf_flush(fmt_buf *tb, const etl_sink *sink)
+{
+    int rc = tb->failed ? -1 : 0;
+    if (rc == 0 && tb->length > 0 && sink->write(sink->ctx, tb->data, tb->length) != 0) rc = -1;
+    fmt_buf_reset(tb);
+    return rc;
+}
+
+/* ---- integers ------------------------------------------------------------------------------------------ */
+
+char *fmt_u64(uint64_t value, char *buf)
+{
+    char *p = buf + FMT_INT_CAP - 1;
+    *p = '\0';
+    do {
+        *--p = (char)('0' + value % 10);
+        value /= 10;
+    } while (value);
+    return p;
+}
+
+char *fmt_i64(int64_t value, char *buf)
+{
+    if (value >= 0) return fmt_u64((uint64_t)value, buf);
+    char *p = fmt_u64(0 - (uint64_t)value, buf);
+    *--p = '-';
+    return p;
+}
+
+char *fmt_hex64(uint64_t value, char *buf)
+{
+    char *p = buf + FMT_INT_CAP - 1;
+    *p = '\0';
+    do {
+        *--p = "0123456789ABCDEF"[value & 0xF];
+        value >>= 4;
+    } while (value);
+    *--p = 'x';
+    *--p = '0';
+    return p;
+}
+
+/* ---- stdio sink ---------------------------------------------------------------------------------------- */
+
+static int stdio_write(void *ctx, const void *data, size_t length)
+{
+    return fwrite(data, 1, length, (FILE *)ctx) == length ? 0 : -1;
+}
+
+etl_sink etl_sink_stdio(FILE *stream)
+{
+    etl_sink s = {stdio_write, stream};
+    return s;
+}
+
+/* ---- line writers ---------------------------------------------------------------------------------------- */
+
+void *fmt_line_writer_create(const etl_sink *sink, const etl_writer_options *options)
+{
+    fmt_line_writer *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->sink = *sink;
+    w->options = *options;
+    w->clock.local = options->local_time;
+    fmt_buf_init(&w->line);
+    return w;
+}
+
+void fmt_line_writer_destroy(void *state)
+{
+    fmt_line_writer *w = state;
+    if (!w) return;
+    fmt_buf_free(&w->line);
+    free(w);
+}
+
+int fmt_begin_nothing(void *state)
+{
+    (void)state;
+    return 0;
+}
+
+int fmt_end_nothing(void *state, const etl_run_totals *totals)
+{
+    (void)state;
+    (void)totals;
+    return 0;
+}
+
+/* ---- UTF-8 --------------------------------------------------------------------------------------------- */
+
+size_t fmt_utf8_decode(const unsigned char *s, size_t length, uint32_t *cp)
+{
+    unsigned c = s[0];
+    size_t need;
+    uint32_t v, min;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+        need = 1, v = c & 0x1F, min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        need = 2, v = c & 0x0F, min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        need = 3, v = c & 0x07, min = 0x10000;
+    } else {
+        *cp = 0xFFFD;
+        return 1;
+    }
+    size_t i;
+    for (i = 1; i <= need; i++) {
+        if (i >= length || (s[i] & 0xC0) != 0x80) {
+            *cp = 0xFFFD;  /* truncated: consume only the valid prefix */
+            return i;
+        }
+        v = (v << 6) | (s[i] & 0x3F);
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) v = 0xFFFD;
+    *cp = v;
+    return need + 1;
+}
+
+/* ---- event facts ----------------------------------------------------------------------------------------- */
+
+/* Seconds east of UTC this machine had at `unix_seconds`. */
+static long local_offset_seconds(fmt_clock *clock, int64_t unix_seconds)
+{
+    int64_t slot = unix_seconds / 1800;
+    if (clock->offset_valid && slot == clock->offset_slot) return clock->offset_seconds;
+    time_t t = (time_t)unix_seconds;
+    struct tm tm;
+    long off = 0;
+    if (localtime_r(&t, &tm)) off = tm.tm_gmtoff;
+    clock->offset_slot = slot;
+    clock->offset_seconds = off;
+    clock->offset_valid = 1;
+    return off;
+}
+
+#define FILETIME_TICKS_PER_SECOND 10000000LL
+#define FILETIME_TICKS_PER_DAY (86400LL * FILETIME_TICKS_PER_SECOND)
+#define FILETIME_UNIX_EPOCH_SECONDS 11644473600LL
+
+static char *two_digits(char *p, unsigned v)
+{
+    p[0] = (char)('0' + v / 10);
+    p[1] = (char)('0' + v % 10);
+    return p + 2;
+}
+
+char *fmt_event_time(fmt_clock *clock, int64_t filetime, int digits, char *buf, size_t cap)
+{
+    if (cap < 40) return etl_filetime_format(filetime, digits, buf, cap);
+    if (digits < 0) digits = 0;
+    if (digits > 9) digits = 9;
+    long off = 0;
+    if (clock->local)
+        off = local_offset_seconds(clock, filetime / FILETIME_TICKS_PER_SECOND - FILETIME_UNIX_EPOCH_SECONDS);
+    int64_t t = filetime + (int64_t)off * FILETIME_TICKS_PER_SECOND;
+    if (t < 0) t = 0;
+    int64_t day = t / FILETIME_TICKS_PER_DAY;
+    if (!clock->date_valid || day != clock->day) {  /* the library formats the date once per day */
+        char full[48];
+        etl_filetime_format(day * FILETIME_TICKS_PER_DAY, 0, full, sizeof full);
+        memcpy(clock->date, full, 10);
+        clock->date[10] = '\0';
+        clock->day = day;
+        clock->date_valid = 1;
+    }
+    int64_t rem = t % FILETIME_TICKS_PER_DAY;
+    unsigned sod = (unsigned)(rem / FILETIME_TICKS_PER_SECOND);
+    unsigned frac = (unsigned)(rem % FILETIME_TICKS_PER_SECOND) * 100u;  /* nanoseconds: 9 digits */
+    char *p = buf;
+    memcpy(p, clock->date, 10);
+    p += 10;
+    *p++ = 'T';
+    p = two_digits(p, sod / 3600);
+    *p++ = ':';
+    p = two_digits(p, sod / 60 % 60);
+    *p++ = ':';
+    p = two_digits(p, sod % 60);
+    if (digits > 0) {
+        *p++ = '.';
+        unsigned scale = 100000000u;
+        for (int i = 0; i < digits; i++, scale /= 10) *p++ = (char)('0' + frac / scale % 10);
+    }
+    if (!clock->local) {
+        *p++ = 'Z';
+    } else {
+        long a = off < 0 ? -off : off;
+        *p++ = off < 0 ? '-' : '+';
+        p = two_digits(p, (unsigned)(a / 3600));
+        *p++ = ':';
+        p = two_digits(p, (unsigned)(a / 60 % 60));
+    }
+    *p = '\0';
+    return buf;
+}
+
+char *fmt_guid(const etl_guid *g, char *buf)
+{
+    static const char hex[] = "0123456789abcdef";
+    uint8_t b[16];
+    for (int i = 0; i < 4; i++) b[i] = (uint8_t)(g->data1 >> (24 - 8 * i));
+    b[4] = (uint8_t)(g->data2 >> 8), b[5] = (uint8_t)g->data2;
+    b[6] = (uint8_t)(g->data3 >> 8), b[7] = (uint8_t)g->data3;
+    memcpy(b + 8, g->data4, 8);
+    char *p = buf;
+    *p++ = '{';
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) *p++ = '-';
+        *p++ = hex[b[i] >> 4];
+        *p++ = hex[b[i] & 0xF];
+    }
+    *p++ = '}';
+    *p = '\0';
+    return buf;
+}
+
+int fmt_related_activity(const etl_event_record *record, etl_guid *out)
+{
+    for (uint16_t i = 0; record->extended_data && i < record->extended_data_count; i++) {
+        const etl_extended_item *x = &record->extended_data[i];
+        if (x->ext_type == ETL_EXT_RELATED_ACTIVITYID && x->data_size >= 16 && x->data) {
+            *out = etl_guid_read(x->data);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+const char *fmt_known_provider(const etl_decoded_event *event)
+{
+    const char *name = event->provider_name;
+    if (event->info && event->info->provider_name && event->info->provider_name[0])
+        return event->info->provider_name;
+    if (!name || !name[0] || name[0] == '{') return NULL;  /* the GUID text stands in for an unknown name */
+    return name;
+}
+
+const char *fmt_task_display(const etl_decoded_event *event)
+{
+    if (event->task_name && event->task_name[0]) return event->task_name;
+    if (event->source == ETL_SOURCE_TRACELOGGING && event->info && event->info->event_name)
+        return event->info->event_name;
+    return NULL;
+}
+
+static int is_classic(const etl_decoded_event *event)
+{
+    if (event->info && !etl_guid_is_zero(&event->info->event_guid)) return 1;
+    return (event->record->header.flags & ETL_EVENT_FLAG_CLASSIC_HEADER) != 0;
+}
+
+int fmt_class_guid(const etl_decoded_event *event, etl_guid *out)
+{
+    if (!is_classic(event)) return 0;
+    if (event->info && !etl_guid_is_zero(&event->info->event_guid))
+        *out = event->info->event_guid;
+    else
+        *out = event->record->header.provider_id;
+    return 1;
+}

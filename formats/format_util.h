@@ -1,0 +1,99 @@
+/* Helpers shared by the writers in formats/: a reusable growable text buffer (one per writer, so the hot
+ * path does not allocate per event), UTF-8 walking, hex dumps and the event facts every writer prints
+ * the same way (times, related activity id, display names). */
+#ifndef ETL_FORMATS_FORMAT_UTIL_H
+#define ETL_FORMATS_FORMAT_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etl/etl_writer.h"
+
+typedef struct fmt_buf {
+    char *data;
+    size_t length;
+    size_t capacity;
+    int failed;  /* an allocation failed: the content is incomplete */
+} fmt_buf;
+
+void fmt_buf_init(fmt_buf *tb);
+void fmt_buf_free(fmt_buf *tb);
+void fmt_buf_reset(fmt_buf *tb);
+void fmt_buf_append(fmt_buf *tb, const char *data, size_t length);
+void fmt_buf_puts(fmt_buf *tb, const char *text);
+void fmt_buf_putc(fmt_buf *tb, char c);
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void fmt_buf_printf(fmt_buf *tb, const char *fmt, ...);
+/* Appends the code point as UTF-8. */
+void fmt_buf_put_codepoint(fmt_buf *tb, uint32_t cp);
+/* Appends bytes as hex without separators. */
+void fmt_buf_put_hex(fmt_buf *tb, const uint8_t *bytes, size_t length, int upper);
+/* Room for `extra` more bytes at the end (advance `length` by what was used); NULL on failure. */
+char *fmt_buf_grow(fmt_buf *tb, size_t extra);
+/* NUL-terminated view of the content ("" when empty). */
+const char *fmt_buf_cstr(fmt_buf *tb);
+/* Writes the content to the sink and empties the buffer; -1 when the sink or an allocation failed. */
+int fmt_buf_flush(fmt_buf *tb, const etl_sink *sink);
+
+/* Integer text without printf (the writers' hot path): decimal, and "0x" + upper-case hex without
+ * padding. `buf` holds at least FMT_INT_CAP bytes; the result points into it. */
+#define FMT_INT_CAP 24
+char *fmt_u64(uint64_t value, char *buf);
+char *fmt_i64(int64_t value, char *buf);
+char *fmt_hex64(uint64_t value, char *buf);
+
+/* Decodes one UTF-8 sequence of at most `length` bytes (length >= 1). Returns the bytes consumed (>= 1);
+ * *cp is U+FFFD for a malformed, overlong or surrogate sequence. */
+size_t fmt_utf8_decode(const unsigned char *s, size_t length, uint32_t *cp);
+
+/* Per-writer time formatting state: UTC or local, the local UTC offset of the last half-hour slot asked
+ * for (localtime_r is slow and offsets change only on such boundaries) and the date text of the last day
+ * (so the hot path formats only the time of day). */
+typedef struct fmt_clock {
+    int local;
+    int offset_valid, date_valid;
+    int64_t offset_slot;
+    long offset_seconds;
+    int64_t day;
+    char date[11];
+} fmt_clock;
+
+/* Event time as ISO-8601 with `digits` fraction digits (0..9; 7 = 100 ns; 9 = tracerpt's form): UTC
+ * ("...Z"), or with clock->local the local time of this machine with its exact offset ("...+08:00").
+ * cap >= 40. Returns buf. */
+char *fmt_event_time(fmt_clock *clock, int64_t filetime, int digits, char *buf, size_t cap);
+
+/* "{xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}" in lower case without printf; buf >= 39 bytes. Returns buf. */
+char *fmt_guid(const etl_guid *g, char *buf);
+
+/* State shared by the writers that build one line per event (csv, table, jsonl). */
+typedef struct fmt_line_writer {
+    etl_sink sink;
+    etl_writer_options options;
+    fmt_clock clock;
+    fmt_buf line;
+    size_t cells;  /* cells written on the current line */
+} fmt_line_writer;
+
+void *fmt_line_writer_create(const etl_sink *sink, const etl_writer_options *options);
+void fmt_line_writer_destroy(void *state);
+int fmt_begin_nothing(void *state);
+int fmt_end_nothing(void *state, const etl_run_totals *totals);
+
+/* RelatedActivityID from the record's extended data; 1 when present. */
+int fmt_related_activity(const etl_event_record *record, etl_guid *out);
+
+/* The provider name when a real one is known (not just the GUID text), else NULL. */
+const char *fmt_known_provider(const etl_decoded_event *event);
+
+/* The name shown as "Task": the task name, or the event name for TraceLogging (tracerpt puts the
+ * TraceLogging event name in RenderingInfo/Task). NULL when there is none. */
+const char *fmt_task_display(const etl_decoded_event *event);
+
+/* Classic (MOF) events: the event-class GUID; 0 when the event is not a classic one. */
+int fmt_class_guid(const etl_decoded_event *event, etl_guid *out);
+
+#endif

@@ -1,0 +1,359 @@
+/* tracerpt's dumpfile.xml layout (docs/tracerpt.md §1.3): root <Events>, one <Event> per record with
+ * System, one payload form (EventData | bare Data | BinaryEventData | ProcessingErrorData), RenderingInfo
+ * and, for classic events, ExtendedTracingInfo. Tab-indented, LF line ends, UTF-8 without declaration.
+ *
+ * Text goes through libxml2's attribute serializer (it escapes & < > " and CR/LF/TAB as character
+ * references), after characters XML 1.0 forbids (C0 controls, U+FFFE/U+FFFF, malformed UTF-8) have been
+ * replaced by U+FFFD, so every output is well-formed. The structure is written directly so that empty
+ * elements keep tracerpt's "<Channel />" spelling, which xmlTextWriter cannot produce. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/tree.h>
+
+#include "format_util.h"
+
+#define EVENT_NS "http://schemas.microsoft.com/win/2004/08/events/event"
+#define TRACE_NS "http://schemas.microsoft.com/win/2004/08/events/trace"
+/* tracerpt's ErrorCode for a payload that does not match its schema (R7 in docs/tracerpt.md). */
+#define PROCESSING_ERROR_CODE 15005
+
+typedef struct xml_state {
+    etl_sink sink;
+    etl_writer_options options;
+    fmt_clock clock;
+    xmlDocPtr doc;          /* carries encoding "UTF-8" so the serializer keeps non-ASCII text as is */
+    xmlBufferPtr out;       /* one event, flushed to the sink after each event */
+    fmt_buf clean;      /* scratch: text with forbidden characters replaced */
+    int failed;
+} xml_state;
+
+static void put(xml_state *st, const char *text)
+{
+    if (xmlBufferAdd(st->out, (const xmlChar *)text, (int)strlen(text)) != 0) st->failed = 1;
+}
+
+static void put_indent(xml_state *st, int depth)
+{
+    static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+    if (depth > (int)sizeof tabs - 1) depth = (int)sizeof tabs - 1;
+    if (xmlBufferAdd(st->out, (const xmlChar *)tabs, depth) != 0) st->failed = 1;
+}
+
+static int xml_allowed(uint32_t cp)
+{
+    return cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) ||
+           (cp >= 0xE000 && cp <= 0xFFFD) || (cp >= 0x10000 && cp <= 0x10FFFF);
+}
+
+/* Escaped text (element content or attribute value). Plain printable ASCII without & < > " goes in as
+ * is; anything else is cleaned (forbidden characters → U+FFFD) and escaped by libxml2. */
+static void put_text(xml_state *st, const char *text)
+{
+    if (!text) return;
+    const unsigned char *s = (const unsigned char *)text;
+    size_t n = 0;
+    while (s[n] >= 0x20 && s[n] < 0x7F && s[n] != '&' && s[n] != '<' && s[n] != '>' && s[n] != '"') n++;
+    if (s[n] == '\0') {
+        if (n && xmlBufferAdd(st->out, s, (int)n) != 0) st->failed = 1;
+        return;
+    }
+    n += strlen(text + n);
+    fmt_buf_reset(&st->clean);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t used = fmt_utf8_decode(s + i, n - i, &cp);
+        if (!xml_allowed(cp)) cp = 0xFFFD;
+        if (cp == 0xFFFD)
+            fmt_buf_put_codepoint(&st->clean, cp);
+        else
+            fmt_buf_append(&st->clean, (const char *)s + i, used);
+        i += used;
+    }
+    if (st->clean.failed) st->failed = 1;
+    xmlAttrSerializeTxtContent(st->out, st->doc, NULL, (const xmlChar *)fmt_buf_cstr(&st->clean));
+}
+
+/* <name>text</name> on its own line. */
+static void put_element(xml_state *st, int depth, const char *name, const char *text)
+{
+    put_indent(st, depth);
+    put(st, "<");
+    put(st, name);
+    put(st, ">");
+    put_text(st, text);
+    put(st, "</");
+    put(st, name);
+    put(st, ">\n");
+}
+
+static void put_number_element(xml_state *st, int depth, const char *name, uint64_t value)
+{
+    char num[FMT_INT_CAP];
+    put_element(st, depth, name, fmt_u64(value, num));
+}
+
+/* name="value" with a leading space, for numeric attributes. */
+static void put_number_attribute(xml_state *st, const char *name, uint64_t value)
+{
+    char num[FMT_INT_CAP];
+    put(st, " ");
+    put(st, name);
+    put(st, "=\"");
+    put(st, fmt_u64(value, num));
+    put(st, "\"");
+}
+
+static void put_hex(xml_state *st, const uint8_t *bytes, size_t length)
+{
+    static const char digits[] = "0123456789ABCDEF";
+    char chunk[256];
+    size_t k = 0;
+    for (size_t i = 0; i < length; i++) {
+        chunk[k++] = digits[bytes[i] >> 4];
+        chunk[k++] = digits[bytes[i] & 0xF];
+        if (k == sizeof chunk) {
+            if (xmlBufferAdd(st->out, (const xmlChar *)chunk, (int)k) != 0) st->failed = 1;
+            k = 0;
+        }
+    }
+    if (k && xmlBufferAdd(st->out, (const xmlChar *)chunk, (int)k) != 0) st->failed = 1;
+}
+
+static void write_system(xml_state *st, const etl_decoded_event *ev)
+{
+    const etl_event_record *r = ev->record;
+    const etl_event_header *h = &r->header;
+    char guid[40], text[64];
+
+    /* Provider Guid is EVENT_RECORD's ProviderId, which for classic events is the event-class GUID
+     * (docs/tracerpt.md: the header event shows {68fdd900-...}, EventTrace's class). */
+    put(st, "\t<System>\n\t\t<Provider");
+    const char *provider = fmt_known_provider(ev);
+    if (provider) {
+        put(st, " Name=\"");
+        put_text(st, provider);
+        put(st, "\"");
+    }
+    put(st, " Guid=\"");
+    put(st, fmt_guid(&ev->record->header.provider_id, guid));
+    put(st, "\" />\n");
+    put_number_element(st, 2, "EventID", h->descriptor.id);
+    put_number_element(st, 2, "Version", h->descriptor.version);
+    put_number_element(st, 2, "Level", h->descriptor.level);
+    put_number_element(st, 2, "Task", h->descriptor.task);
+    put_number_element(st, 2, "Opcode", h->descriptor.opcode);
+    char num[FMT_INT_CAP];
+    put_element(st, 2, "Keywords", fmt_hex64(h->descriptor.keyword, num));
+    if (st->options.raw_timestamps) {
+        put(st, "\t\t<TimeCreated RawTime=\"");
+        put(st, fmt_i64(r->raw_timestamp, num));
+    } else {
+        fmt_event_time(&st->clock, h->timestamp, 9, text, sizeof text);
+        put(st, "\t\t<TimeCreated SystemTime=\"");
+        put(st, text);
+    }
+    put(st, "\" />\n\t\t<Correlation ActivityID=\"");
+    put(st, fmt_guid(&h->activity_id, guid));
+    etl_guid related;
+    if (fmt_related_activity(r, &related)) {
+        put(st, "\" RelatedActivityID=\"");
+        put(st, fmt_guid(&related, guid));
+    }
+    put(st, "\" />\n");
+    put(st, "\t\t<Execution");
+    put_number_attribute(st, "ProcessID", h->process_id);
+    put_number_attribute(st, "ThreadID", h->thread_id);
+    put_number_attribute(st, "ProcessorID", r->buffer_context.processor_index);
+    put_number_attribute(st, "KernelTime", h->kernel_time);
+    put_number_attribute(st, "UserTime", h->user_time);
+    put(st, " />\n");
+    if (ev->channel_name && ev->channel_name[0])
+        put_element(st, 2, "Channel", ev->channel_name);
+    else
+        put(st, "\t\t<Channel />\n");
+    put(st, "\t\t<Computer />\n\t</System>\n");
+}
+
+/* Decoded fields: structs become ComplexData, array elements repeat their Data name. */
+static void write_fields(xml_state *st, const etl_decoded_event *ev)
+{
+    int depth = 2;
+    for (size_t i = 0; i < ev->field_count; i++) {
+        const etl_field *f = &ev->fields[i];
+        switch (f->kind) {
+        case ETL_FIELD_VALUE:
+            put_indent(st, depth);
+            put(st, "<Data Name=\"");
+            put_text(st, f->name ? f->name : "");
+            put(st, "\">");
+            put_text(st, f->value);
+            put(st, "</Data>\n");
+            break;
+        case ETL_FIELD_STRUCT_BEGIN:
+            put_indent(st, depth);
+            put(st, "<ComplexData Name=\"");
+            put_text(st, f->name ? f->name : "");
+            put(st, "\">\n");
+            depth++;
+            break;
+        case ETL_FIELD_STRUCT_END:
+            if (depth > 2) depth--;
+            put_indent(st, depth);
+            put(st, "</ComplexData>\n");
+            break;
+        case ETL_FIELD_ARRAY_BEGIN:
+        case ETL_FIELD_ARRAY_END:
+            break;
+        }
+    }
+    while (depth-- > 2) { /* unbalanced markers from a truncated decode: close what was opened */
+        put_indent(st, depth);
+        put(st, "</ComplexData>\n");
+    }
+}
+
+static void write_payload(xml_state *st, const etl_decoded_event *ev)
+{
+    const etl_event_record *r = ev->record;
+    if (ev->status == ETL_DECODE_NO_SCHEMA) {
+        put(st, "\t<BinaryEventData>");
+        put_hex(st, r->user_data, r->user_data_length);
+        put(st, "</BinaryEventData>\n");
+        return;
+    }
+    if (ev->status == ETL_DECODE_ERROR && !st->options.best_effort) {
+        char code[64];
+        snprintf(code, sizeof code, "\t\t<ErrorCode>%d</ErrorCode>\n", PROCESSING_ERROR_CODE);
+        put(st, "\t<ProcessingErrorData>\n");
+        put(st, code);
+        put(st, "\t\t<DataItemName />\n\t\t<EventPayload>");
+        put_hex(st, r->user_data, r->user_data_length);
+        put(st, "</EventPayload>\n\t</ProcessingErrorData>\n");
+        return;
+    }
+    if (ev->string_only && ev->field_count > 0 && ev->fields[0].kind == ETL_FIELD_VALUE) {
+        put_element(st, 1, "Data", ev->fields[0].value);
+        return;
+    }
+    int extra = ev->status == ETL_DECODE_ERROR && ev->undecoded_length > 0;
+    if (ev->field_count == 0 && !extra) {
+        put(st, "\t<EventData />\n");
+        return;
+    }
+    put(st, "\t<EventData>\n");
+    write_fields(st, ev);
+    if (extra) {
+        put(st, "\t\t<Data Name=\"win:ExtraPayload\" Type=\"win:ErrorMoreData\">0x");
+        put_hex(st, ev->undecoded, ev->undecoded_length);
+        put(st, "</Data>\n");
+    }
+    put(st, "\t</EventData>\n");
+}
+
+static void write_rendering(xml_state *st, const etl_decoded_event *ev)
+{
+    const char *task = fmt_task_display(ev);
+    const char *provider = fmt_known_provider(ev);
+    etl_guid class_guid;
+    int classic = fmt_class_guid(ev, &class_guid);
+    int any = (ev->level_name && *ev->level_name) || (ev->opcode_name && *ev->opcode_name) ||
+              ev->keyword_name_count > 0 || task || ev->message || (ev->channel_name && *ev->channel_name) ||
+              provider || (classic && ev->task_name);
+    if (!any) return;
+    put(st, "\t<RenderingInfo Culture=\"en-US\">\n");
+    if (ev->level_name && *ev->level_name) put_element(st, 2, "Level", ev->level_name);
+    if (ev->opcode_name && *ev->opcode_name) put_element(st, 2, "Opcode", ev->opcode_name);
+    if (ev->keyword_name_count > 0 && ev->keyword_names) {
+        put(st, "\t\t<Keywords>\n");
+        for (uint32_t i = 0; i < ev->keyword_name_count; i++) put_element(st, 3, "Keyword", ev->keyword_names[i]);
+        put(st, "\t\t</Keywords>\n");
+    }
+    if (task) put_element(st, 2, "Task", task);
+    if (ev->message) put_element(st, 2, "Message", ev->message);
+    if (ev->channel_name && *ev->channel_name) put_element(st, 2, "Channel", ev->channel_name);
+    if (provider) put_element(st, 2, "Provider", provider);
+    if (classic && ev->task_name && *ev->task_name) {
+        put(st, "\t\t<EventName xmlns=\"" TRACE_NS "\">");
+        put_text(st, ev->task_name);
+        put(st, "</EventName>\n");
+    }
+    put(st, "\t</RenderingInfo>\n");
+}
+
+static int flush(xml_state *st)
+{
+    int rc = st->failed ? -1 : 0;
+    size_t n = (size_t)xmlBufferLength(st->out);
+    if (rc == 0 && n && st->sink.write(st->sink.ctx, xmlBufferContent(st->out), n) != 0) rc = -1;
+    xmlBufferEmpty(st->out);
+    if (rc) st->failed = 1;
+    return rc;
+}
+
+static int xml_event(void *state, const etl_decoded_event *ev)
+{
+    xml_state *st = state;
+    put(st, "<Event xmlns=\"" EVENT_NS "\">\n");
+    write_system(st, ev);
+    write_payload(st, ev);
+    write_rendering(st, ev);
+    etl_guid class_guid;
+    if (fmt_class_guid(ev, &class_guid)) {
+        char guid[40];
+        put(st, "\t<ExtendedTracingInfo xmlns=\"" TRACE_NS "\">\n\t\t<EventGuid>");
+        put(st, fmt_guid(&class_guid, guid));
+        put(st, "</EventGuid>\n\t</ExtendedTracingInfo>\n");
+    }
+    put(st, "</Event>\n");
+    return flush(st);
+}
+
+static int xml_begin(void *state)
+{
+    xml_state *st = state;
+    put(st, "<Events>\n");
+    return flush(st);
+}
+
+static int xml_end(void *state, const etl_run_totals *totals)
+{
+    (void)totals;
+    xml_state *st = state;
+    put(st, "</Events>\n");
+    return flush(st);
+}
+
+static void xml_destroy(void *state)
+{
+    xml_state *st = state;
+    if (!st) return;
+    if (st->out) xmlBufferFree(st->out);
+    if (st->doc) xmlFreeDoc(st->doc);
+    fmt_buf_free(&st->clean);
+    free(st);
+}
+
+static void *xml_create(const etl_sink *sink, const etl_writer_options *options)
+{
+    xml_state *st = calloc(1, sizeof *st);
+    if (!st) return NULL;
+    st->sink = *sink;
+    st->options = *options;
+    st->clock.local = options->local_time;
+    fmt_buf_init(&st->clean);
+    st->doc = xmlNewDoc((const xmlChar *)"1.0");
+    st->out = xmlBufferCreate();
+    if (st->doc) st->doc->encoding = xmlStrdup((const xmlChar *)"UTF-8");
+    if (!st->doc || !st->doc->encoding || !st->out) {
+        xml_destroy(st);
+        return NULL;
+    }
+    return st;
+}
+
+const etl_writer_format etl_writer_xml = {
+    "xml", "dumpfile", ".xml", "tracerpt dumpfile.xml layout (default)",
+    xml_create, xml_begin, xml_event, xml_end, xml_destroy,
+};

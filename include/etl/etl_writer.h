@@ -1,0 +1,101 @@
+/* libetlformats — pluggable output writers for decoded ETW events (tracerpt XML, CSV, table, JSON Lines,
+ * summary). A writer receives etl_decoded_event values (include/etl/etl_schema.h) and never parses bytes.
+ *
+ * Each writer is one file in formats/ exporting one etl_writer_format; formats/registry.c lists them in one
+ * table. Output goes through an etl_sink so the caller decides where bytes land (stdio, gzip, memory).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETL_ETL_WRITER_H
+#define ETL_ETL_WRITER_H
+
+#include <stdio.h>
+
+#include "etl_schema.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- where the bytes go ------------------------------------------------------------------------------ */
+
+typedef struct etl_sink {
+    /* Writes `length` bytes; returns 0 on success, non-zero on failure (the writer then fails too). */
+    int (*write)(void *ctx, const void *data, size_t length);
+    void *ctx;
+} etl_sink;
+
+/* A sink over an open stdio stream (not closed by the writer). */
+etl_sink etl_sink_stdio(FILE *stream);
+
+/* ---- options ------------------------------------------------------------------------------------------ */
+
+/* Extra leading columns of the table writer, in this order when selected. */
+enum {
+    ETL_TABLE_TIME = 0x1,
+    ETL_TABLE_PID = 0x2,
+    ETL_TABLE_TID = 0x4,
+    ETL_TABLE_CPU = 0x8,
+    ETL_TABLE_PROVIDER = 0x10,
+    ETL_TABLE_DEFAULT = ETL_TABLE_TIME | ETL_TABLE_PID | ETL_TABLE_TID | ETL_TABLE_PROVIDER
+};
+
+typedef struct etl_writer_options {
+    int local_time;          /* times in the converting machine's local time with its offset; else UTC "Z" */
+    int raw_timestamps;      /* -rts: write record->raw_timestamp instead of the converted time */
+    int best_effort;         /* -lr: decode errors show the fields that fit + the extra bytes */
+    int csv_compat;          /* CSV: tracerpt's ", "-separated, padded, unquoted rows */
+    unsigned table_columns;  /* ETL_TABLE_* (0 = event name and values only) */
+} etl_writer_options;
+
+/* Run totals for writers that report them at the end (summary). Any member may be 0/NULL. */
+typedef struct etl_run_totals {
+    size_t file_count;
+    const char *const *files;
+    uint64_t buffers;
+    uint64_t events;           /* events read (before filters) */
+    uint64_t events_lost;
+    uint64_t buffers_lost;
+    uint64_t format_errors;    /* decode errors + reader errors */
+    uint64_t unknown_formats;  /* events without a schema */
+    double elapsed_seconds;
+} etl_run_totals;
+
+/* ---- one writer ------------------------------------------------------------------------------------ */
+
+typedef struct etl_writer_format {
+    const char *name;          /* canonical name, lower case: "xml", "csv", "table", "jsonl", "summary" */
+    const char *aliases;       /* other accepted names separated by '|', or "" */
+    const char *extension;     /* file extension for --each: ".xml" */
+    const char *description;   /* one line for --help */
+    /* Returns the writer's state, NULL on allocation failure. The sink and options are copied. */
+    void *(*create)(const etl_sink *sink, const etl_writer_options *options);
+    int (*begin)(void *state);                                  /* 0 on success */
+    int (*event)(void *state, const etl_decoded_event *event);  /* 0 on success */
+    int (*end)(void *state, const etl_run_totals *totals);      /* totals may be NULL */
+    void (*destroy)(void *state);
+} etl_writer_format;
+
+/* The registration table (formats/registry.c). */
+size_t etl_writer_format_count(void);
+const etl_writer_format *etl_writer_format_at(size_t index);
+/* Case-insensitive lookup by name or alias; NULL when unknown. */
+const etl_writer_format *etl_writer_format_find(const char *name);
+
+/* ---- convenience handle ---------------------------------------------------------------------------- */
+
+typedef struct etl_writer etl_writer;
+
+/* NULL when the format is unknown or memory is short. */
+etl_writer *etl_writer_new(const etl_writer_format *format, const etl_sink *sink,
+                           const etl_writer_options *options);
+int etl_writer_begin(etl_writer *writer);
+int etl_writer_event(etl_writer *writer, const etl_decoded_event *event);
+int etl_writer_end(etl_writer *writer, const etl_run_totals *totals);
+void etl_writer_free(etl_writer *writer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETL_ETL_WRITER_H */

@@ -1,0 +1,184 @@
+/* The conversion pipeline: etl_open → etl_process → etl_decode_event → filters → writers. */
+#include "convert.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter.h"
+#include "output.h"
+#include "progress.h"
+
+#define MAX_PRINTED_DIAGNOSTICS 20
+#define PROGRESS_EVERY_EVENTS 4096
+
+typedef struct run {
+    const etlconv_options *opt;
+    etl_trace *trace;
+    etl_decoder *decoder;
+    etl_writer *main_writer;
+    etl_writer *summary_writer;
+    etlconv_filters filters;
+    int filtering;
+    int filters_bound;
+    etlconv_progress progress;
+    uint64_t seen;
+    uint64_t written;
+    uint64_t diagnostics_printed, diagnostics_suppressed;
+    int failed;  /* a writer or the decoder failed: stop */
+} run;
+
+static void on_diagnostic(const etl_diagnostic *d, void *ctx)
+{
+    run *r = ctx;
+    if (r->opt->quiet) return;
+    if (r->diagnostics_printed >= MAX_PRINTED_DIAGNOSTICS) {
+        r->diagnostics_suppressed++;
+        return;
+    }
+    r->diagnostics_printed++;
+    etlconv_progress_finish(&r->progress);
+    fprintf(stderr, "etlconv: %s: %s\n", d->severity == ETL_ERROR ? "error" : "warning", d->message);
+}
+
+/* Trace start for relative --from/--to: the earliest log-file header start time, else the first event. */
+static void bind_filters(run *r, int64_t first_event_time)
+{
+    int64_t start = INT64_MAX;
+    for (size_t i = 0; i < etl_trace_file_count(r->trace); i++) {
+        const etl_logfile_header *h = etl_trace_logfile_header(r->trace, i);
+        if (h && h->start_time > 0 && h->start_time < start) start = h->start_time;
+    }
+    if (start == INT64_MAX) start = first_event_time;
+    etlconv_filter_bind(&r->filters, start);
+    r->filters_bound = 1;
+}
+
+static int on_event(const etl_event_record *record, void *ctx)
+{
+    run *r = ctx;
+    const etl_decoded_event *ev;
+    if (etl_decode_event(r->decoder, record, &ev) != ETL_OK) {
+        fprintf(stderr, "etlconv: out of memory while decoding\n");
+        r->failed = 1;
+        return 1;
+    }
+    if (!r->filters_bound) bind_filters(r, record->header.timestamp);
+    if (++r->seen % PROGRESS_EVERY_EVENTS == 0) {
+        const etl_trace_stats *s = etl_trace_get_stats(r->trace);
+        etlconv_progress_update(&r->progress, s->bytes_done, s->bytes_total, r->seen);
+    }
+    if (r->filtering && !etlconv_filter_match(&r->filters, ev)) return 0;
+    r->written++;
+    if (r->main_writer && etl_writer_event(r->main_writer, ev) != 0) r->failed = 1;
+    if (r->summary_writer && etl_writer_event(r->summary_writer, ev) != 0) r->failed = 1;
+    return r->failed;
+}
+
+static etl_writer *start_writer(const char *name, const etlconv_options *opt, etlconv_output *out)
+{
+    etl_writer *w = etl_writer_new(etl_writer_format_find(name), etlconv_output_sink(out), &opt->writer);
+    if (!w) {
+        fprintf(stderr, "etlconv: out of memory\n");
+        return NULL;
+    }
+    if (etl_writer_begin(w) != 0) {
+        etl_writer_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, const etlconv_job *job)
+{
+    run r;
+    memset(&r, 0, sizeof r);
+    r.opt = opt;
+    r.filters = opt->filters;
+    r.filtering = etlconv_filter_active(&opt->filters);
+    double started = etlconv_now();
+
+    etl_open_options open_options = {0, on_diagnostic, &r};
+    etl_error err;
+    memset(&err, 0, sizeof err);
+    int rc = etl_open(&r.trace, (const char *const *)job->inputs, job->input_count, &open_options, &err);
+    if (rc != ETL_OK) {
+        fprintf(stderr, "etlconv: %s\n", err.message[0] ? err.message : etl_status_name(rc));
+        return ETLCONV_EXIT_FAILURE;
+    }
+    r.decoder = etl_decoder_new(registry, r.trace);
+    etlconv_output *main_out = NULL, *summary_out = NULL;
+    int status = ETLCONV_EXIT_FAILURE;
+    if (!r.decoder) {
+        fprintf(stderr, "etlconv: out of memory\n");
+        goto done;
+    }
+    if (job->write_main) {
+        main_out = etlconv_output_open(job->output, opt->overwrite);
+        if (!main_out || !(r.main_writer = start_writer(opt->format->name, opt, main_out))) goto done;
+    }
+    if (job->summary_output) {
+        summary_out = etlconv_output_open(job->summary_output, opt->overwrite);
+        if (!summary_out || !(r.summary_writer = start_writer("summary", opt, summary_out))) goto done;
+    }
+
+    etlconv_progress_start(&r.progress, opt->quiet, opt->progress, etl_trace_get_stats(r.trace)->bytes_total);
+    rc = etl_process(r.trace, on_event, &r);
+    etlconv_progress_finish(&r.progress);
+    if (r.failed) goto done;
+    if (rc < 0) {
+        fprintf(stderr, "etlconv: %s: reading stopped: %s\n", job->inputs[0], etl_status_name(rc));
+        goto done;
+    }
+
+    const etl_trace_stats *ts = etl_trace_get_stats(r.trace);
+    const etl_decode_stats *ds = etl_decoder_get_stats(r.decoder);
+    etl_run_totals totals = {
+        job->input_count, (const char *const *)job->inputs, ts->buffers, ts->events, ts->events_lost,
+        ts->buffers_lost, ds->decode_errors + ts->errors, ds->no_schema, etlconv_now() - started,
+    };
+    if (r.main_writer && etl_writer_end(r.main_writer, &totals) != 0) goto done;
+    if (r.summary_writer && etl_writer_end(r.summary_writer, &totals) != 0) goto done;
+    etl_writer_free(r.main_writer);
+    etl_writer_free(r.summary_writer);
+    r.main_writer = r.summary_writer = NULL;
+    int commit_failed = 0;
+    if (main_out && etlconv_output_commit(main_out) != 0) commit_failed = 1;
+    main_out = NULL;
+    if (summary_out && etlconv_output_commit(summary_out) != 0) commit_failed = 1;
+    summary_out = NULL;
+    if (commit_failed) goto done;
+
+    status = ETLCONV_EXIT_OK;
+    uint64_t lost = ts->events_lost + ts->buffers_lost;
+    if (lost || ts->errors || ts->warnings || ds->decode_errors) {
+        status = ETLCONV_EXIT_WARNINGS;
+        if (!opt->quiet) {
+            if (r.diagnostics_suppressed)
+                fprintf(stderr, "etlconv: %llu more reader messages not shown\n",
+                        (unsigned long long)r.diagnostics_suppressed);
+            const struct { uint64_t count; const char *what; } items[] = {
+                {ts->events_lost, "events lost"}, {ts->buffers_lost, "buffers lost"},
+                {ts->errors, "read errors"}, {ts->warnings, "read warnings"},
+                {ds->decode_errors, "payloads did not fit their schema"},
+            };
+            fprintf(stderr, "etlconv: %s%s: converted with warnings:", job->inputs[0],
+                    job->input_count > 1 ? " and the other inputs" : "");
+            const char *sep = " ";
+            for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
+                if (!items[i].count) continue;
+                fprintf(stderr, "%s%llu %s", sep, (unsigned long long)items[i].count, items[i].what);
+                sep = ", ";
+            }
+            fputc('\n', stderr);
+        }
+    }
+done:
+    etl_writer_free(r.main_writer);
+    etl_writer_free(r.summary_writer);
+    etlconv_output_abort(main_out);
+    etlconv_output_abort(summary_out);
+    etl_decoder_free(r.decoder);
+    etl_close(r.trace);
+    return status;
+}

@@ -1,0 +1,22 @@
+/* One conversion: open the inputs as one trace, decode every record, filter, hand events to the writers. */
+#ifndef ETLCONV_CONVERT_H
+#define ETLCONV_CONVERT_H
+
+#include "options.h"
+
+typedef struct etlconv_job {
+    const char *const *inputs;
+    size_t input_count;
+    const char *output;          /* main writer output: NULL = stdout */
+    int write_main;              /* 0: only the summary is produced */
+    const char *summary_output;  /* NULL: no summary; "-": stdout */
+} etlconv_job;
+
+/* Returns an ETLCONV_EXIT_* status; errors are printed as one line each. */
+int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, const etlconv_job *job);
+
+/* Bundled manifests (unless --no-bundled-schemas) and -import files into the registry. Returns 0, or
+ * ETLCONV_EXIT_FAILURE after printing an error naming the file. */
+int etlconv_load_schemas(const etlconv_options *opt, etl_schema_registry *registry);
+
+#endif

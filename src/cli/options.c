@@ -1,0 +1,380 @@
+/* Command-line parsing. tracerpt spells its options with one dash (-of, -summary, -rts); GNU long
+ * options use two and may carry "=VALUE". Both spellings fill the same etlconv_options. */
+#include "options.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define FILETIME_TICKS_PER_SECOND 10000000LL
+
+static int fail(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "etlconv: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (try 'etlconv --help')\n");
+    return ETLCONV_EXIT_FAILURE;
+}
+
+static int push(char ***list, size_t *count, char *item)
+{
+    char **p = realloc(*list, (*count + 1) * sizeof **list);
+    if (!p) return -1;
+    p[(*count)++] = item;
+    *list = p;
+    return 0;
+}
+
+static int push_u32(uint32_t **list, size_t *count, uint32_t v)
+{
+    uint32_t *p = realloc(*list, (*count + 1) * sizeof **list);
+    if (!p) return -1;
+    p[(*count)++] = v;
+    *list = p;
+    return 0;
+}
+
+static int parse_u64(const char *text, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!text || !*text || *text == '-') return -1;
+    unsigned long long v = strtoull(text, &end, 0);  /* decimal, or 0x... hex */
+    if (errno || *end) return -1;
+    *out = v;
+    return 0;
+}
+
+/* "1,2,0x10" → appended to the list. */
+static int parse_u32_list(const char *text, uint32_t **list, size_t *count)
+{
+    char buf[64];
+    while (text && *text) {
+        const char *comma = strchr(text, ',');
+        size_t len = comma ? (size_t)(comma - text) : strlen(text);
+        uint64_t v;
+        if (len == 0 || len >= sizeof buf) return -1;
+        memcpy(buf, text, len);
+        buf[len] = '\0';
+        if (parse_u64(buf, &v) != 0 || v > UINT32_MAX || push_u32(list, count, (uint32_t)v) != 0) return -1;
+        text = comma ? comma + 1 : NULL;
+    }
+    return 0;
+}
+
+/* Days from 1601-01-01 to the civil date (proleptic Gregorian). */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (int64_t)doe - 584694;  /* 584694: 1601-01-01 counted from 0000-03-01 */
+}
+
+/* "2023-03-29T12:33:05.6210169Z", "...+02:00", "2023-03-29 12:33:05" (UTC) → FILETIME; or a plain number
+ * of seconds → relative. */
+static int parse_time(const char *text, int64_t *out, int *relative)
+{
+    char *end;
+    errno = 0;
+    double secs = strtod(text, &end);
+    if (!errno && *text && !*end && secs >= 0) {
+        *relative = 1;
+        *out = (int64_t)(secs * FILETIME_TICKS_PER_SECOND + 0.5);
+        return 0;
+    }
+    int y, mo, d, h = 0, mi = 0, s = 0, n = 0;
+    if (sscanf(text, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 || mo < 1 || mo > 12 || d < 1 || d > 31) return -1;
+    const char *p = text + n;
+    if (*p == 'T' || *p == ' ') {
+        int k = 0;
+        if (sscanf(p + 1, "%2d:%2d:%2d%n", &h, &mi, &s, &k) != 3 || h > 23 || mi > 59 || s > 60) return -1;
+        p += 1 + k;
+    }
+    int64_t frac = 0;
+    if (*p == '.') {
+        int digits = 0;
+        for (p++; *p >= '0' && *p <= '9'; p++, digits++)
+            if (digits < 7) frac = frac * 10 + (*p - '0');
+        if (digits == 0) return -1;
+        for (; digits < 7; digits++) frac *= 10;
+    }
+    int64_t offset = 0;
+    if (*p == 'Z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        int oh, om, k = 0;
+        if (sscanf(p + 1, "%2d:%2d%n", &oh, &om, &k) != 2 || oh > 14 || om > 59) return -1;
+        offset = (p[0] == '-' ? -1 : 1) * (oh * 3600 + om * 60);
+        p += 1 + k;
+    }
+    if (*p) return -1;
+    int64_t t = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + s - offset;
+    if (t < 0) return -1;
+    *relative = 0;
+    *out = t * FILETIME_TICKS_PER_SECOND + frac;
+    return 0;
+}
+
+static int parse_columns(const char *text, unsigned *out)
+{
+    static const struct { const char *name; unsigned bit; } names[] = {
+        {"time", ETL_TABLE_TIME}, {"pid", ETL_TABLE_PID}, {"tid", ETL_TABLE_TID}, {"cpu", ETL_TABLE_CPU},
+        {"provider", ETL_TABLE_PROVIDER}, {"none", 0}, {"default", ETL_TABLE_DEFAULT},
+    };
+    unsigned bits = 0;
+    while (text && *text) {
+        const char *comma = strchr(text, ',');
+        size_t len = comma ? (size_t)(comma - text) : strlen(text);
+        size_t i;
+        for (i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (strlen(names[i].name) == len && strncasecmp(names[i].name, text, len) == 0) break;
+        if (i == sizeof names / sizeof names[0]) return -1;
+        bits |= names[i].bit;
+        text = comma ? comma + 1 : NULL;
+    }
+    *out = bits;
+    return 0;
+}
+
+/* Is `arg` spelled as one of the '|'-separated option names? Returns a pointer to an attached "=VALUE"
+ * (or to "" when none), NULL when it does not match. */
+static const char *match(const char *arg, const char *names)
+{
+    while (names && *names) {
+        const char *bar = strchr(names, '|');
+        size_t len = bar ? (size_t)(bar - names) : strlen(names);
+        if (strncmp(arg, names, len) == 0) {
+            if (arg[len] == '\0') return arg + len;
+            if (arg[len] == '=' && names[0] == '-' && names[1] == '-') return arg + len + 1;
+        }
+        names = bar ? bar + 1 : NULL;
+    }
+    return NULL;
+}
+
+static int looks_like_trace(const char *arg)
+{
+    size_t n = strlen(arg);
+    return (n >= 4 && strcasecmp(arg + n - 4, ".etl") == 0) || (n >= 7 && strcasecmp(arg + n - 7, ".etl.gz") == 0);
+}
+
+int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->format = etl_writer_format_find("xml");
+    o->writer.table_columns = ETL_TABLE_DEFAULT;
+    o->filters.level = -1;
+    int only_files = 0;
+    char ***collect = &o->inputs;  /* where bare words go: inputs, or -import/-l lists */
+    size_t *collect_count = &o->input_count;
+
+    for (int i = 1; i < argc; i++) {
+        char *a = argv[i];
+        const char *v;
+#define VALUE(name)                                                                                          \
+    do {                                                                                                     \
+        if (*v == '\0') {                                                                                    \
+            if (i + 1 >= argc) return fail("option %s needs a value", name);                                 \
+            v = argv[++i];                                                                                   \
+        }                                                                                                    \
+    } while (0)
+        if (only_files || a[0] != '-' || a[1] == '\0') {
+            if (collect == &o->imports && looks_like_trace(a)) {  /* "-import x.man trace.etl" */
+                collect = &o->inputs;
+                collect_count = &o->input_count;
+            }
+            if (push(collect, collect_count, a) != 0) return fail("%s", "out of memory");
+            continue;
+        }
+        collect = &o->inputs;
+        collect_count = &o->input_count;
+        if (strcmp(a, "--") == 0) {
+            only_files = 1;
+        } else if ((v = match(a, "-h|-?|--help"))) {
+            o->mode = MODE_HELP;
+        } else if ((v = match(a, "--version|-version"))) {
+            o->mode = MODE_VERSION;
+        } else if ((v = match(a, "--info|-info"))) {
+            o->mode = MODE_INFO;
+        } else if ((v = match(a, "-o|--output"))) {
+            VALUE(a);
+            o->output = v;
+        } else if ((v = match(a, "-of|--format"))) {
+            VALUE(a);
+            o->format = etl_writer_format_find(v);
+            if (!o->format || strcmp(o->format->name, "summary") == 0) {
+                if (o->format) {
+                    o->summary_only = 1;
+                    o->format = etl_writer_format_find("xml");
+                    continue;
+                }
+                if (strcasecmp(v, "evtx") == 0) return fail("%s", "EVTX output is not supported (use XML)");
+                return fail("unknown format '%s' (XML, CSV, TABLE, JSON or SUMMARY)", v);
+            }
+        } else if ((v = match(a, "-summary|--summary"))) {
+            o->summary = 1;
+            if (*v)
+                o->summary_file = v;
+            else if (a[1] != '-' && i + 1 < argc && argv[i + 1][0] != '-' && !looks_like_trace(argv[i + 1]))
+                o->summary_file = argv[++i];
+        } else if ((v = match(a, "-y|--yes|--overwrite"))) {
+            o->overwrite = 1;
+        } else if ((v = match(a, "-rts|--raw-timestamps"))) {
+            o->writer.raw_timestamps = 1;
+        } else if ((v = match(a, "-lr|--best-effort"))) {
+            o->writer.best_effort = 1;
+        } else if ((v = match(a, "-gmt|--utc"))) {
+            o->writer.local_time = 0;
+        } else if ((v = match(a, "--local"))) {
+            o->writer.local_time = 1;
+        } else if ((v = match(a, "--csv-compat"))) {
+            o->writer.csv_compat = 1;
+        } else if ((v = match(a, "--columns"))) {
+            VALUE(a);
+            if (parse_columns(v, &o->writer.table_columns) != 0)
+                return fail("bad --columns '%s' (time,pid,tid,cpu,provider or none)", v);
+        } else if ((v = match(a, "-import|--import|--manifest"))) {
+            if (*v) {
+                if (push(&o->imports, &o->import_count, (char *)v) != 0) return fail("%s", "out of memory");
+            } else if (a[1] == '-') {
+                VALUE(a);
+                if (push(&o->imports, &o->import_count, (char *)v) != 0) return fail("%s", "out of memory");
+            } else {
+                collect = &o->imports;  /* tracerpt: -import FILE [FILE ...] */
+                collect_count = &o->import_count;
+                if (i + 1 >= argc || argv[i + 1][0] == '-') return fail("option %s needs a value", a);
+            }
+        } else if ((v = match(a, "-l"))) {
+            /* tracerpt's optional input marker: the following words are inputs */
+        } else if ((v = match(a, "-export|--export"))) {
+            VALUE(a);
+            o->export_file = v;
+        } else if ((v = match(a, "-tmf|-tp|--tmf|--tmf-path"))) {
+            VALUE(a);
+            fprintf(stderr, "etlconv: warning: %s is reserved for WPP TMF decoding, which is not supported yet; "
+                            "WPP events are written undecoded\n", a);
+        } else if ((v = match(a, "-en"))) {
+            VALUE(a);  /* tracerpt's CSV encoding switch: output is always UTF-8 here */
+            if (strcasecmp(v, "ANSI") != 0 && strcasecmp(v, "Unicode") != 0)
+                return fail("bad -en '%s' (ANSI or Unicode)", v);
+            if (strcasecmp(v, "Unicode") == 0)
+                fprintf(stderr, "etlconv: warning: -en Unicode ignored: output is UTF-8\n");
+        } else if ((v = match(a, "--each"))) {
+            o->each = 1;
+        } else if ((v = match(a, "-q|--quiet"))) {
+            o->quiet = 1;
+        } else if ((v = match(a, "--progress"))) {
+            o->progress = 1;
+        } else if ((v = match(a, "--no-bundled-schemas"))) {
+            o->no_bundled = 1;
+        } else if ((v = match(a, "--provider"))) {
+            VALUE(a);
+            if (push(&o->filters.providers, &o->filters.provider_count, (char *)v) != 0)
+                return fail("%s", "out of memory");
+        } else if ((v = match(a, "--event|--id"))) {
+            VALUE(a);
+            if (parse_u32_list(v, &o->filters.event_ids, &o->filters.event_id_count) != 0)
+                return fail("bad event id list '%s'", v);
+        } else if ((v = match(a, "--pid"))) {
+            VALUE(a);
+            if (parse_u32_list(v, &o->filters.pids, &o->filters.pid_count) != 0) return fail("bad --pid '%s'", v);
+        } else if ((v = match(a, "--tid"))) {
+            VALUE(a);
+            if (parse_u32_list(v, &o->filters.tids, &o->filters.tid_count) != 0) return fail("bad --tid '%s'", v);
+        } else if ((v = match(a, "--level"))) {
+            VALUE(a);
+            uint64_t level;
+            if (parse_u64(v, &level) != 0 || level > 255) return fail("bad --level '%s' (0..255)", v);
+            o->filters.level = (int)level;
+        } else if ((v = match(a, "--keywords|--keyword"))) {
+            VALUE(a);
+            if (parse_u64(v, &o->filters.keywords) != 0) return fail("bad --keywords mask '%s'", v);
+        } else if ((v = match(a, "--from"))) {
+            VALUE(a);
+            if (parse_time(v, &o->filters.from, &o->filters.from_relative) != 0)
+                return fail("bad --from '%s' (ISO time or seconds from trace start)", v);
+            o->filters.has_from = 1;
+        } else if ((v = match(a, "--to"))) {
+            VALUE(a);
+            if (parse_time(v, &o->filters.to, &o->filters.to_relative) != 0)
+                return fail("bad --to '%s' (ISO time or seconds from trace start)", v);
+            o->filters.has_to = 1;
+        } else {
+            return fail("unknown option '%s'", a);
+        }
+#undef VALUE
+    }
+    if (o->mode != MODE_CONVERT) return 0;
+    if (o->input_count == 0) return fail("%s", "no input file");
+    if (o->each && !o->output) return fail("%s", "--each needs -o DIR");
+    if (o->each && o->summary_file) return fail("%s", "--each writes one summary per input; give -summary no file");
+    o->filters.provider_guids = calloc(o->filters.provider_count + 1, sizeof *o->filters.provider_guids);
+    if (!o->filters.provider_guids) return fail("%s", "out of memory");
+    for (size_t k = 0; k < o->filters.provider_count; k++)
+        etl_guid_parse(o->filters.providers[k], &o->filters.provider_guids[k]);
+    return 0;
+}
+
+void etlconv_free_options(etlconv_options *o)
+{
+    free(o->inputs);
+    free(o->imports);
+    free(o->filters.providers);
+    free(o->filters.provider_guids);
+    free(o->filters.event_ids);
+    free(o->filters.pids);
+    free(o->filters.tids);
+    memset(o, 0, sizeof *o);
+}
+
+void etlconv_print_help(FILE *out)
+{
+    fputs("Usage: etlconv [OPTIONS] FILE.etl[.gz]...\n"
+          "Convert Windows ETW trace files to XML (tracerpt's dumpfile layout), CSV, a text table, JSON Lines\n"
+          "or a summary. Several files are merged in time order. Output goes to stdout unless -o is given.\n"
+          "\n"
+          "Output:\n"
+          "  -o, --output FILE       write FILE atomically (FILE.gz: gzip); refuses to overwrite without -y\n"
+          "  -of, --format FMT       XML (default), CSV, TABLE, JSON (JSON Lines) or SUMMARY\n"
+          "  -summary [FILE]         tracerpt's summary.txt form (stdout when no FILE and no -o)\n"
+          "  -y, --yes               overwrite existing output files\n"
+          "  --each                  one output per input: -o DIR/ receives DIR/NAME.xml etc.\n"
+          "  --csv-compat            CSV exactly as tracerpt writes it (\", \" separators, padded, unquoted)\n"
+          "  --columns LIST          table columns before the event name: time,pid,tid,cpu,provider or none\n"
+          "                          (default time,pid,tid,provider)\n"
+          "  --local                 times in this machine's local time with its UTC offset (default UTC)\n"
+          "  -gmt, --utc             times in UTC (the default)\n"
+          "  -rts, --raw-timestamps  write the raw timestamps as stored in the file\n"
+          "  -lr, --best-effort      events that do not fit their schema: decoded fields + the extra bytes\n"
+          "Schemas:\n"
+          "  -import FILE..., --manifest FILE|DIR\n"
+          "                          instrumentation manifests (.man/.xml), Windows binaries with a\n"
+          "                          WEVT_TEMPLATE resource, or folders of them\n"
+          "  -export FILE            write the schemas known after conversion as a manifest\n"
+          "  --no-bundled-schemas    do not load the manifests shipped with etlconv\n"
+          "  -tmf FILE, -tp PATH     reserved for WPP (not supported yet; WPP events stay undecoded)\n"
+          "  -en ANSI|Unicode        accepted for tracerpt scripts; output is always UTF-8\n"
+          "Filters (all must match; lists match any element):\n"
+          "  --provider NAME|GUID    repeatable\n"
+          "  --event ID[,ID...]      event ids\n"
+          "  --level N               events with level <= N (level 0 events always pass)\n"
+          "  --keywords MASK         events with any of these keyword bits\n"
+          "  --pid N[,N...], --tid N[,N...]\n"
+          "  --from T, --to T        ISO-8601 time (UTC unless it has an offset) or seconds from trace start\n"
+          "Other:\n"
+          "  --info FILE...          describe the files (header, clock, buffers, providers) and exit\n"
+          "  -q, --quiet             no progress bar, no warnings\n"
+          "  --progress              progress bar on stderr even for small inputs or when not a terminal\n"
+          "  -h, --help              this help\n"
+          "  --version               version\n"
+          "\n"
+          "Exit status: 0 success; 1 output written with warnings (events lost, records skipped or\n"
+          "payloads that did not fit their schema); 2 failure (bad usage, unreadable input, output not\n"
+          "written).\n",
+          out);
+}

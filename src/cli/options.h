@@ -1,0 +1,63 @@
+/* etlconv command line: tracerpt's single-dash options plus GNU long options, parsed into one struct. */
+#ifndef ETLCONV_OPTIONS_H
+#define ETLCONV_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etl/etl_writer.h"
+
+/* Exit status (documented in etlconv.1 and --help). */
+enum {
+    ETLCONV_EXIT_OK = 0,       /* every event converted */
+    ETLCONV_EXIT_WARNINGS = 1, /* output written, but events were lost, skipped or not decodable */
+    ETLCONV_EXIT_FAILURE = 2   /* bad usage, unreadable input, or the output could not be written */
+};
+
+typedef enum etlconv_mode { MODE_CONVERT = 0, MODE_HELP, MODE_VERSION, MODE_INFO } etlconv_mode;
+
+typedef struct etlconv_filters {
+    /* each list is "any of"; an empty list does not filter */
+    char **providers;        /* names (case-insensitive) or GUID text */
+    size_t provider_count;
+    etl_guid *provider_guids;/* parsed where the text is a GUID, else zero */
+    uint32_t *event_ids;
+    size_t event_id_count;
+    uint32_t *pids;
+    size_t pid_count;
+    uint32_t *tids;
+    size_t tid_count;
+    int level;               /* -1: no filter; else events with level <= N (0 = always logged) */
+    uint64_t keywords;       /* 0: no filter; else events with any of these keyword bits */
+    int has_from, has_to;
+    int from_relative, to_relative;  /* seconds from trace start */
+    int64_t from, to;        /* FILETIME, or 100 ns units from trace start when relative */
+} etlconv_filters;
+
+typedef struct etlconv_options {
+    etlconv_mode mode;
+    char **inputs;
+    size_t input_count;
+    const char *output;            /* -o; NULL = stdout */
+    const etl_writer_format *format;
+    int summary;                   /* -summary given */
+    int summary_only;              /* --format summary: the summary is the only output */
+    const char *summary_file;      /* its FILE, or NULL */
+    int overwrite;                 /* -y */
+    int each;                      /* --each: one output per input, -o names a directory */
+    int quiet;
+    int progress;                  /* --progress: draw the bar whatever the size and terminal */
+    char **imports;                /* -import / --manifest: manifests, PE binaries or folders */
+    size_t import_count;
+    const char *export_file;       /* -export */
+    int no_bundled;                /* --no-bundled-schemas */
+    etl_writer_options writer;
+    etlconv_filters filters;
+} etlconv_options;
+
+/* Parses argv. Returns 0, or prints a one-line error to stderr and returns ETLCONV_EXIT_FAILURE. */
+int etlconv_parse_options(int argc, char **argv, etlconv_options *out);
+void etlconv_free_options(etlconv_options *opt);
+void etlconv_print_help(FILE *out);
+
+#endif

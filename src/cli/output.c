@@ -1,0 +1,218 @@
+/* Atomic, optionally gzip-compressed output files (see output.h). */
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#define MAX_OPEN_OUTPUTS 8
+
+struct etlconv_output {
+    char *path;        /* final name; NULL for stdout */
+    char *temp_path;
+    FILE *file;        /* plain output (stdout or the temporary file) */
+    gzFile gz;         /* compressed output */
+    int overwrite;
+    int write_failed;
+    etl_sink sink;
+};
+
+/* Temporary names to remove if a signal ends the run; fixed array so the handler needs no locking. */
+static char *volatile open_temps[MAX_OPEN_OUTPUTS];
+
+static void track(const char *temp, int add)
+{
+    for (int i = 0; i < MAX_OPEN_OUTPUTS; i++) {
+        if (add && !open_temps[i]) {
+            open_temps[i] = (char *)temp;
+            return;
+        }
+        if (!add && open_temps[i] == temp) {
+            open_temps[i] = NULL;
+            return;
+        }
+    }
+}
+
+void etlconv_output_cleanup_on_signal(void)
+{
+    for (int i = 0; i < MAX_OPEN_OUTPUTS; i++)
+        if (open_temps[i]) unlink(open_temps[i]);
+}
+
+/* Reports the first write failure at once (the run stops there) and remembers it. */
+static int write_failed(etlconv_output *o, int err)
+{
+    if (!o->write_failed)
+        fprintf(stderr, "etlconv: %s: write failed: %s\n", o->path ? o->path : "stdout",
+                err ? strerror(err) : "I/O error");
+    o->write_failed = 1;
+    return -1;
+}
+
+static int file_write(void *ctx, const void *data, size_t length)
+{
+    etlconv_output *o = ctx;
+    if (fwrite(data, 1, length, o->file) != length) return write_failed(o, errno);
+    return 0;
+}
+
+static int gz_write(void *ctx, const void *data, size_t length)
+{
+    etlconv_output *o = ctx;
+    const char *p = data;
+    while (length > 0) {  /* gzwrite takes an unsigned length */
+        unsigned chunk = length > (1u << 30) ? (1u << 30) : (unsigned)length;
+        if (gzwrite(o->gz, p, chunk) != (int)chunk) {
+            int zerr;
+            const char *msg = gzerror(o->gz, &zerr);
+            return write_failed(o, zerr == Z_ERRNO ? errno : (msg && *msg ? 0 : EIO));
+        }
+        p += chunk;
+        length -= chunk;
+    }
+    return 0;
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+etlconv_output *etlconv_output_open(const char *path, int overwrite)
+{
+    etlconv_output *o = calloc(1, sizeof *o);
+    if (!o) {
+        fprintf(stderr, "etlconv: out of memory\n");
+        return NULL;
+    }
+    if (!path || strcmp(path, "-") == 0) {
+        o->file = stdout;
+        o->sink.write = file_write;
+        o->sink.ctx = o;
+        return o;
+    }
+    struct stat st;
+    if (!overwrite && lstat(path, &st) == 0) {
+        fprintf(stderr, "etlconv: %s: already exists (use -y to overwrite)\n", path);
+        free(o);
+        return NULL;
+    }
+    o->path = strdup(path);
+    /* same directory as the target so the final rename is atomic: "DIR/.NAME.XXXXXX" */
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+    o->temp_path = malloc(strlen(path) + 16);
+    if (!o->path || !o->temp_path) {
+        fprintf(stderr, "etlconv: out of memory\n");
+        free(o->path);
+        free(o->temp_path);
+        free(o);
+        return NULL;
+    }
+    sprintf(o->temp_path, "%.*s.%s.XXXXXX", (int)dir_len, path, path + dir_len);
+    int fd = mkstemp(o->temp_path);
+    if (fd < 0) {
+        fprintf(stderr, "etlconv: %s: cannot create a file in that directory: %s\n", path, strerror(errno));
+        free(o->path);
+        free(o->temp_path);
+        free(o);
+        return NULL;
+    }
+    track(o->temp_path, 1);
+    mode_t mask = umask(0);  /* mkstemp creates 0600; give the result the usual umask-based mode */
+    umask(mask);
+    int chmod_rc = fchmod(fd, 0666 & ~mask);
+    (void)chmod_rc;  /* not fatal: the file merely stays private */
+    o->overwrite = overwrite;
+    if (has_suffix(path, ".gz")) {
+        o->gz = gzdopen(fd, "wb6");
+        if (o->gz) gzbuffer(o->gz, 1 << 17);
+        o->sink.write = gz_write;
+    } else {
+        o->file = fdopen(fd, "wb");
+        o->sink.write = file_write;
+    }
+    o->sink.ctx = o;
+    if (!o->gz && !o->file) {
+        fprintf(stderr, "etlconv: %s: %s\n", path, strerror(errno));
+        close(fd);
+        etlconv_output_abort(o);
+        return NULL;
+    }
+    return o;
+}
+
+const etl_sink *etlconv_output_sink(etlconv_output *o)
+{
+    return &o->sink;
+}
+
+FILE *etlconv_output_stream(etlconv_output *o)
+{
+    return o->gz ? NULL : o->file;
+}
+
+static void release(etlconv_output *o)
+{
+    if (o->temp_path) {
+        track(o->temp_path, 0);
+        free(o->temp_path);
+    }
+    free(o->path);
+    free(o);
+}
+
+void etlconv_output_abort(etlconv_output *o)
+{
+    if (!o) return;
+    if (o->gz) gzclose(o->gz);
+    if (o->file && o->file != stdout) fclose(o->file);
+    if (o->temp_path) unlink(o->temp_path);
+    release(o);
+}
+
+int etlconv_output_commit(etlconv_output *o)
+{
+    const char *name = o->path ? o->path : "stdout";
+    int rc = o->write_failed ? -2 : 0;  /* -2: already reported */
+    int err = 0;
+    if (o->gz) {
+        int z = gzclose(o->gz);
+        o->gz = NULL;
+        if (z != Z_OK && rc == 0) rc = -1, err = errno;
+    } else if (o->file == stdout) {
+        if (fflush(stdout) != 0 || ferror(stdout)) rc = -1, err = errno;
+        o->file = NULL;
+    } else if (o->file) {
+        if (fflush(o->file) != 0 || fsync(fileno(o->file)) != 0) rc = -1, err = errno;
+        if (fclose(o->file) != 0 && rc == 0) rc = -1, err = errno;
+        o->file = NULL;
+    }
+    if (rc == 0 && o->temp_path) {
+        if (o->overwrite) {
+            if (rename(o->temp_path, o->path) != 0) rc = -1, err = errno;
+        } else if (link(o->temp_path, o->path) != 0) {
+            /* link refuses to replace a file that appeared meanwhile; filesystems without hard links
+             * fall back to rename after checking again */
+            struct stat st;
+            if (errno == EEXIST || lstat(o->path, &st) == 0) {
+                fprintf(stderr, "etlconv: %s: already exists (use -y to overwrite)\n", name);
+                rc = -2;
+            } else if (rename(o->temp_path, o->path) != 0) {
+                rc = -1, err = errno;
+            }
+        }
+    }
+    if (rc == -1) fprintf(stderr, "etlconv: %s: write failed: %s\n", name, err ? strerror(err) : "I/O error");
+    if (o->temp_path) unlink(o->temp_path);
+    release(o);
+    return rc == 0 ? 0 : -1;
+}

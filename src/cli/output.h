@@ -1,0 +1,25 @@
+/* Output files: written to a temporary file in the same directory and renamed into place only when
+ * complete, so a failed or interrupted run never leaves a half file; refuses to replace an existing file
+ * unless asked to. A name ending in ".gz" is compressed with zlib. */
+#ifndef ETLCONV_OUTPUT_H
+#define ETLCONV_OUTPUT_H
+
+#include "etl/etl_writer.h"
+
+typedef struct etlconv_output etlconv_output;
+
+/* path NULL or "-": stdout. Returns NULL after printing a one-line error. */
+etlconv_output *etlconv_output_open(const char *path, int overwrite);
+const etl_sink *etlconv_output_sink(etlconv_output *out);
+/* The stdio stream behind an uncompressed output (for APIs that take a FILE*), NULL for ".gz". */
+FILE *etlconv_output_stream(etlconv_output *out);
+/* Finishes the file (flush, close, rename into place). Returns 0, or -1 after printing an error; the
+ * temporary file is removed either way. */
+int etlconv_output_commit(etlconv_output *out);
+/* Drops the output (removes the temporary file). */
+void etlconv_output_abort(etlconv_output *out);
+
+/* Removes every temporary file still open (for signal handlers: async-signal-safe). */
+void etlconv_output_cleanup_on_signal(void);
+
+#endif

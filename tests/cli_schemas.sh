@@ -1,0 +1,41 @@
+#!/bin/sh
+# etlconv schema options: -import / --manifest (files, folders), -export, and their errors. The oracle for
+# names is the imported manifest itself (testdata/schemas/real-man/microsoft-Tx/SystemEvents.man declares
+# provider Microsoft-Windows-Kernel-Network {7dd42a49-...} and the TCP template fields PID, size, daddr, ...).
+. tests/tap_helpers.sh
+K=testdata/tx/KernelNetwork.etl.gz
+MAN=testdata/schemas/real-man/microsoft-Tx/SystemEvents.man
+[ -f "$MAN" ] || { echo "not ok 1 - $MAN missing"; exit 1; }
+
+$ETLCONV $K -q > "$T/plain.xml"
+grep -q '<Provider Guid="{7dd42a49-5329-4832-8dfd-43d979153a88}" />' "$T/plain.xml"
+ok $? "without the manifest: Kernel-Network events have no provider name"
+grep -q '<BinaryEventData>' "$T/plain.xml"; ok $? "without the manifest: BinaryEventData"
+
+$ETLCONV $K -q -import "$MAN" > "$T/imported.xml"; check $? 0 "-import FILE exits 0"
+xmllint --noout "$T/imported.xml"; ok $? "-import output is well-formed"
+check "$(grep -c '<BinaryEventData>' "$T/imported.xml")" 0 "with the manifest: nothing left undecoded"
+grep -q '<Provider Name="Microsoft-Windows-Kernel-Network" Guid="{7dd42a49-5329-4832-8dfd-43d979153a88}" />' "$T/imported.xml"
+ok $? "provider name from the manifest"
+for f in PID size daddr saddr dport sport; do
+  grep -q "name=\"$f\"" "$MAN" && grep -q "<Data Name=\"$f\">" "$T/imported.xml"; ok $? "template field $f"
+done
+$ETLCONV -q -import "$MAN" $K | cmp -s - "$T/imported.xml"; ok $? "-import FILE then the trace: the trace ends the list"
+$ETLCONV $K -q --manifest "$(dirname "$MAN")" | cmp -s - "$T/imported.xml"; ok $? "--manifest DIR decodes the same"
+$ETLCONV $K -q --import="$MAN" | cmp -s - "$T/imported.xml"; ok $? "--import=FILE"
+
+$ETLCONV $K -import "$T/missing.man" > /dev/null 2> "$T/err"; check $? 2 "missing manifest: exit 2"
+grep -q "missing.man" "$T/err"; ok $? "missing manifest: message names the file"
+printf '<instrumentationManifest><broken' > "$T/broken.man"
+$ETLCONV $K -import "$T/broken.man" > /dev/null 2> "$T/err"; check $? 2 "malformed manifest: exit 2"
+grep -q "broken.man" "$T/err"; ok $? "malformed manifest: message names the file"
+
+$ETLCONV $K -q -import "$MAN" -export "$T/exported.man" -of table > /dev/null; check $? 0 "-export exits 0"
+xmllint --noout "$T/exported.man"; ok $? "exported manifest is well-formed"
+grep -q 'Microsoft-Windows-Kernel-Network' "$T/exported.man"; ok $? "exported manifest names the provider"
+$ETLCONV $K -q --no-bundled-schemas -import "$T/exported.man" > "$T/reimported.xml"; check $? 0 "the exported manifest imports"
+check "$(grep -c '<Event ' "$T/reimported.xml")" "$(grep -c '<Event ' "$T/imported.xml")" "... and converts every event"
+check "$(grep -c '<BinaryEventData>' "$T/reimported.xml")" 0 "the exported manifest decodes the trace again"
+grep '<Data Name=' "$T/imported.xml" > "$T/a"; grep '<Data Name=' "$T/reimported.xml" > "$T/b"
+cmp -s "$T/a" "$T/b"; ok $? "... with the same field values"
+$ETLCONV $K -q -import "$MAN" -export "$T/exported.man" -of table > /dev/null 2> "$T/err"; check $? 2 "-export refuses to overwrite without -y"
