@@ -17,6 +17,7 @@
 #include "decode/render.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,25 +54,40 @@ void etl_render_codepoint(etl_textbuf *out, uint32_t cp)
 void etl_render_utf16(etl_textbuf *out, const uint8_t *p, size_t size)
 {
     size_t units = size / 2;
+    /* one unit needs at most 3 bytes (a surrogate pair: 4 bytes for 2 units): reserve once, write directly */
+    if (units > (SIZE_MAX - 1) / 3 || etl_textbuf_reserve(out, 3 * units) != 0) return;
+    char *d = out->data + out->length;
     for (size_t i = 0; i < units; i++) {
         uint32_t u = etl_le16(p + 2 * i);
-        if (u == 0) return;
+        if (u < 0x80) {
+            if (u == 0) break;
+            *d++ = (char)u;
+            continue;
+        }
         if (u >= 0xD800 && u <= 0xDBFF && i + 1 < units) {
             uint32_t lo = etl_le16(p + 2 * i + 2);
             if (lo >= 0xDC00 && lo <= 0xDFFF) {
-                etl_render_codepoint(out, 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00));
+                u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
                 i++;
-                continue;
             }
         }
-        /* ASCII fast path; lone surrogates map to U+FFFD inside etl_render_codepoint */
-        if (u < 0x80) {
-            char c = (char)u;
-            etl_textbuf_append(out, &c, 1);
+        if (u >= 0xD800 && u <= 0xDFFF) u = 0xFFFD; /* a surrogate that does not pair */
+        if (u < 0x800) {
+            *d++ = (char)(0xC0 | u >> 6);
+            *d++ = (char)(0x80 | (u & 0x3F));
+        } else if (u < 0x10000) {
+            *d++ = (char)(0xE0 | u >> 12);
+            *d++ = (char)(0x80 | (u >> 6 & 0x3F));
+            *d++ = (char)(0x80 | (u & 0x3F));
         } else {
-            etl_render_codepoint(out, u);
+            *d++ = (char)(0xF0 | u >> 18);
+            *d++ = (char)(0x80 | (u >> 12 & 0x3F));
+            *d++ = (char)(0x80 | (u >> 6 & 0x3F));
+            *d++ = (char)(0x80 | (u & 0x3F));
         }
     }
+    out->length = (size_t)(d - out->data);
+    out->data[out->length] = '\0';
 }
 
 /* Length of the well-formed UTF-8 sequence at p (1..4), or 0 when it is not one. */
