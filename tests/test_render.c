@@ -253,6 +253,10 @@ static void test_maps(void **state)
     assert_string_equal(render_map(ETL_IN_UINT32, &bmap, zero, 4), "None");
     const etl_map_info bnozero = {"Flags", ETL_MAP_BITMAP, 2, values + 1};
     assert_string_equal(render_map(ETL_IN_UINT32, &bnozero, zero, 4), "0x0");
+    /* a value map without a matching entry prints the number as its type says */
+    const uint8_t eight[4] = {8, 0, 0, 0};
+    assert_string_equal(render_map(ETL_IN_HEXINT32, &vmap, eight, 4), "0x8");
+    assert_string_equal(render_map(ETL_IN_UINT32, &vmap, eight, 4), "8");
 }
 
 int main(void)

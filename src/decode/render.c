@@ -9,8 +9,8 @@
  *  - booleans "true"/"false" (the EventLog XML spelling);
  *  - date-times ISO-8601 UTC with 9 fraction digits, the form of tracerpt's SystemTime;
  *  - binary "0x" + upper-case hex; an empty binary is "";
- *  - value maps print the entry name (number when no entry matches); bitmaps print every matching name
- *    joined by " | " (TDH's separator), plus 0x… for bits no entry covers;
+ *  - value maps print the entry name (without one, the number as its out-type says); bitmaps print every
+ *    matching name joined by " | " (TDH's separator), plus 0x… for bits no entry covers (0x… alone if none);
  *  - strings are always valid UTF-8: UTF-16 surrogates that do not pair become U+FFFD, ANSI text that is not
  *    valid UTF-8 is read as Windows-1252.
  * XML-forbidden control characters are the XML writer's business, not ours. */
@@ -306,18 +306,19 @@ static int is_signed_type(uint16_t in_type)
     return in_type == ETL_IN_INT8 || in_type == ETL_IN_INT16 || in_type == ETL_IN_INT32 || in_type == ETL_IN_INT64;
 }
 
-static void render_map(etl_textbuf *out, const etl_map_info *map, uint64_t value)
+/* Map names for `value`. A value map without a matching entry returns 0 (nothing written) so the number
+ * prints as its out-type says; a bitmap always writes (names, plus 0x… for bits no entry covers). */
+static int render_map(etl_textbuf *out, const etl_map_info *map, uint64_t value)
 {
     int bitmap = (map->flags & (ETL_MAP_BITMAP | ETL_MAP_WBEM_BITMAP)) != 0;
     if (!bitmap) {
         for (uint32_t i = 0; i < map->entry_count; i++) {
             if (map->entries[i].value == value && map->entries[i].name) {
                 etl_textbuf_puts(out, map->entries[i].name);
-                return;
+                return 1;
             }
         }
-        etl_textbuf_printf(out, "%llu", (unsigned long long)value);
-        return;
+        return 0;
     }
     uint64_t covered = 0;
     int named = 0;
@@ -329,8 +330,9 @@ static void render_map(etl_textbuf *out, const etl_map_info *map, uint64_t value
         etl_textbuf_puts(out, map->entries[i].name);
         covered |= bits;
     }
-    if (!named) etl_textbuf_printf(out, "0x%llX", (unsigned long long)value);
+    if (!named) etl_textbuf_printf(out, "0x%llX", (unsigned long long)value); /* flags read best in hex */
     else if (value & ~covered) etl_textbuf_printf(out, " | 0x%llX", (unsigned long long)(value & ~covered));
+    return 1;
 }
 
 static uint64_t read_unsigned(const uint8_t *p, size_t size)
@@ -394,10 +396,7 @@ static void render_integer(etl_textbuf *out, uint16_t in_type, uint16_t out_type
                            const uint8_t *p, size_t size, const etl_render_context *ctx)
 {
     uint64_t u = read_unsigned(p, size);
-    if (map && map->entry_count) {
-        render_map(out, map, u);
-        return;
-    }
+    if (map && map->entry_count && render_map(out, map, u)) return;
     switch (out_type) {
     case ETL_OUT_STRING:
         if (size == 1) etl_render_codepoint(out, cp1252_to_unicode(p[0]));
