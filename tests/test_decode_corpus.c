@@ -332,6 +332,36 @@ static void test_learn_pass_names_wpr_processes(void **state)
     assert_int_equal(two_pass.named, 70);
 }
 
+/* ---- SelfDescribingSingleEvent: one TraceLogging event whose first field is a struct (EXPECTED.md §4) ---- */
+
+static int check_single_event(const etl_decoded_event *ev, void *ctx_)
+{
+    unsigned *seen = ctx_;
+    if (strcmp(ev->provider_name, "MySource") != 0) return 0;
+    (*seen)++;
+    assert_string_equal(ev->event_name, "TestEvent");
+    assert_int_equal(ev->status, ETL_DECODE_OK);
+    /* TraceEvent: { "b":"Hello", "c":"World!" } — a struct of two strings, as the first field */
+    assert_true(ev->field_count >= 4);
+    assert_int_equal(ev->fields[0].kind, ETL_FIELD_STRUCT_BEGIN);
+    assert_int_equal(ev->fields[1].depth, 1);
+    assert_string_equal(ev->fields[1].name, "b");
+    assert_string_equal(ev->fields[1].value, "Hello");
+    assert_string_equal(ev->fields[2].name, "c");
+    assert_string_equal(ev->fields[2].value, "World!");
+    assert_int_equal(ev->fields[3].kind, ETL_FIELD_STRUCT_END);
+    return 0;
+}
+
+static void test_self_describing_struct(void **state)
+{
+    (void)state;
+    unsigned seen = 0;
+    etl_decode_stats stats;
+    decode_trace("testdata/perfview/SelfDescribingSingleEvent.etl.gz", check_single_event, &seen, &stats);
+    assert_int_equal(seen, 1);
+}
+
 /* ---- process names: PerfView's PName in net.4.5.2.x86.baseline.txt -------------------------------------- */
 
 typedef struct pname_ctx {
@@ -554,6 +584,7 @@ int main(void)
         cmocka_unit_test(test_primitive_types),
         cmocka_unit_test(test_tracelogging_tester),
         cmocka_unit_test(test_learn_pass_names_wpr_processes),
+        cmocka_unit_test(test_self_describing_struct),
         cmocka_unit_test(test_process_names),
         cmocka_unit_test(test_corpus_counts),
         cmocka_unit_test(test_truncated_payloads),
