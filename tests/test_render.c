@@ -228,6 +228,22 @@ static void test_strings(void **state)
     assert_string_equal(render(ETL_IN_COUNTEDSTRING, 0, "", 0, 8), "");
 }
 
+static void test_trim_partial(void **state)
+{
+    (void)state;
+    char cut2[] = "ab\xC3", cut3[] = "ab\xE2\x82", whole[] = "ab\xE2\x82\xAC", ascii[] = "abc", empty[] = "";
+    etl_utf8_trim_partial(cut2);
+    etl_utf8_trim_partial(cut3);
+    etl_utf8_trim_partial(whole);
+    etl_utf8_trim_partial(ascii);
+    etl_utf8_trim_partial(empty);
+    assert_string_equal(cut2, "ab");
+    assert_string_equal(cut3, "ab");
+    assert_string_equal(whole, "ab\xE2\x82\xAC");
+    assert_string_equal(ascii, "abc");
+    assert_string_equal(empty, "");
+}
+
 static void test_binary(void **state)
 {
     (void)state;
@@ -265,7 +281,7 @@ int main(void)
         cmocka_unit_test(test_integers), cmocka_unit_test(test_hex_forms), cmocka_unit_test(test_guid_bool_char),
         cmocka_unit_test(test_network),  cmocka_unit_test(test_sid),       cmocka_unit_test(test_times),
         cmocka_unit_test(test_floats),   cmocka_unit_test(test_strings),   cmocka_unit_test(test_binary),
-        cmocka_unit_test(test_maps),     cmocka_unit_test(test_etwtime),
+        cmocka_unit_test(test_maps),     cmocka_unit_test(test_etwtime),   cmocka_unit_test(test_trim_partial),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     etl_textbuf_free(&buf);

@@ -256,6 +256,9 @@ static void set_error(etl_decoder *d, etl_decoded_event *ev, const char *why)
     snprintf(d->error, sizeof d->error, "%s record at file %u offset 0x%llx, %s/%s: %s",
              etl_header_kind_name(rec->kind), rec->file_index,
              (unsigned long long)(rec->file_offset + rec->record_offset), ev->provider_name, ev->event_name, why);
+    for (char *c = d->error; *c; c++) /* names come from the trace: keep the reason on one line */
+        if ((unsigned char)*c < 0x20 || *c == 0x7F) *c = ' ';
+    etl_utf8_trim_partial(d->error);
     ev->error = d->error;
 }
 

@@ -121,6 +121,16 @@ int etl_utf8_valid(const uint8_t *p, size_t size)
     return 1;
 }
 
+void etl_utf8_trim_partial(char *text)
+{
+    size_t n = strlen(text), i = n;
+    while (i > 0 && ((unsigned char)text[i - 1] & 0xC0) == 0x80) i--;
+    if (i == 0 || (unsigned char)text[i - 1] < 0xC0) return; /* ends on ASCII or a complete sequence */
+    unsigned char lead = (unsigned char)text[i - 1];
+    size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+    if (n - (i - 1) < need) text[i - 1] = '\0';
+}
+
 static size_t bytes_before_nul(const uint8_t *p, size_t size)
 {
     const uint8_t *nul = size ? memchr(p, 0, size) : NULL;
