@@ -235,7 +235,9 @@ typedef struct etl_decoded_event {
     const char *const *keyword_names;
     uint32_t keyword_name_count;
     const char *message;            /* message with inserts substituted; NULL when the schema has none */
-    const char *process_name;       /* from process rundown/start events; NULL when unknown */
+    const char *process_name;       /* image name without extension of the process that had process_id at
+                                     * the event's time (from process start/end/rundown events seen so far,
+                                     * or in a first pass: etl_decoder_learn); NULL when unknown */
     uint32_t process_id;            /* the process the event belongs to, as PerfView's PID: the record's PID,
                                      * except for kernel events that name a process in their payload
                                      * (ProcessId field) or have no PID (PERFINFO headers: the process of
