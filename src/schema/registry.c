@@ -5,7 +5,8 @@
  *   etl_schema_registry_find (exact, else highest lower, else lowest higher).
  * - Precedence: sources are ranked by the lookup order of etl_schema_source (lower value = earlier). An entry is
  *   replaced by an earlier source, or by the same source again (an EventSource re-sends its manifest); a later
- *   source never overrides. Replaced copies stay in the arena until the registry is freed.
+ *   source never overrides. A re-add identical to the stored description keeps it; replaced copies stay in
+ *   the arena until the registry is freed (pointers handed out never dangle).
  * - Descriptions are deep-copied into a chunked arena, so callers may free theirs right after adding. */
 #include <stdlib.h>
 #include <string.h>
