@@ -54,6 +54,7 @@ static int fail(walk_state *s, const etl_property_info *prop, const char *fmt, .
     va_end(ap);
     snprintf(s->w->error, sizeof s->w->error, "property '%s' at payload offset %zu: %s", prop_name(prop), s->pos,
              why);
+    etl_utf8_trim_partial(s->w->error);
     return WALK_STOP;
 }
 
