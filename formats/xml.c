@@ -1,5 +1,6 @@
 /* tracerpt's dumpfile.xml layout (docs/tracerpt.md §1.3): root <Events>, one <Event> per record with
- * System, one payload form (EventData | bare Data | BinaryEventData | ProcessingErrorData), RenderingInfo
+ * System, one payload form (EventData | bare Data | DebugData for WPP without TMF | BinaryEventData |
+ * ProcessingErrorData), RenderingInfo
  * and, for classic events, ExtendedTracingInfo. Tab-indented, LF line ends, UTF-8 without declaration.
  *
  * Text goes through libxml2's attribute serializer (it escapes & < > " and CR/LF/TAB as character
@@ -214,9 +215,30 @@ static void write_fields(xml_state *st, const etl_decoded_event *ev)
     }
 }
 
+/* A WPP message without its TMF, as tracerpt writes it (R2 in docs/tracerpt.md). */
+static void write_debug_data(xml_state *st, const etl_event_record *r)
+{
+    char num[FMT_INT_CAP], guid[40], message[160];
+    put(st, "\t<DebugData>\n\t\t<SequenceNumber>");
+    put(st, fmt_u64(r->wpp_sequence, num));
+    put(st, "</SequenceNumber>\n\t\t<FlagsName></FlagsName>\n\t\t<LevelName></LevelName>\n"
+            "\t\t<Component></Component>\n\t\t<SubComponent></SubComponent>\n\t\t<FileLine></FileLine>\n"
+            "\t\t<Function></Function>\n");
+    fmt_guid(&r->header.provider_id, guid);
+    guid[37] = '\0';  /* tracerpt prints this GUID without braces */
+    snprintf(message, sizeof message, "Unknown(%3u): GUID=%s (No Format Information found).",
+             (unsigned)r->header.descriptor.id, guid + 1);
+    put_element(st, 2, "Message", message);
+    put(st, "\t</DebugData>\n");
+}
+
 static void write_payload(xml_state *st, const etl_decoded_event *ev)
 {
     const etl_event_record *r = ev->record;
+    if (ev->status == ETL_DECODE_NO_SCHEMA && r->kind == ETL_KIND_MESSAGE) {
+        write_debug_data(st, r);
+        return;
+    }
     if (ev->status == ETL_DECODE_NO_SCHEMA) {
         put(st, "\t<BinaryEventData>");
         put_hex(st, r->user_data, r->user_data_length);

@@ -222,7 +222,8 @@ static void check_xml_event(const char *xml, size_t n, const etl_decoded_event *
 
     /* exactly one payload form, matching the decode status */
     xmlNodePtr payload = element(event, 1);
-    if (ev->status == ETL_DECODE_NO_SCHEMA) assert_true(is(payload, "BinaryEventData"));
+    if (ev->status == ETL_DECODE_NO_SCHEMA && ev->record->kind == ETL_KIND_MESSAGE) assert_true(is(payload, "DebugData"));
+    else if (ev->status == ETL_DECODE_NO_SCHEMA) assert_true(is(payload, "BinaryEventData"));
     else if (ev->status == ETL_DECODE_ERROR) assert_true(is(payload, "ProcessingErrorData"));
     else if (ev->string_only) assert_true(is(payload, "Data"));
     else assert_true(is(payload, "EventData"));

@@ -311,7 +311,20 @@ static void test_xml_payload_forms(void **state)
     xmlFreeDoc(parse_xml(out));
     free(out);
 
+    /* R2: a WPP message without its TMF */
     opt.best_effort = 0;
+    make_undecoded_event(&fx);
+    fx.record.kind = ETL_KIND_MESSAGE;
+    fx.record.header.descriptor.id = 10;
+    etl_guid_parse("{400c1ae9-0bd1-369b-1fa7-27d9adbc8749}", &fx.record.header.provider_id);
+    out = run_writer("xml", &opt, &fx.event, 1);
+    assert_non_null(strstr(out, "\t<DebugData>\n\t\t<SequenceNumber>0</SequenceNumber>\n"));
+    assert_non_null(strstr(out, "<Message>Unknown( 10): GUID=400c1ae9-0bd1-369b-1fa7-27d9adbc8749 (No Format "
+                                "Information found).</Message>"));
+    assert_null(strstr(out, "BinaryEventData"));
+    xmlFreeDoc(parse_xml(out));
+    free(out);
+
     make_manifest_event(&fx);
     fx.event.string_only = 1;
     fx.fields[0].value = "plain string";
