@@ -19,10 +19,24 @@ make -s --no-print-directory "$BUILD/libetl.a" BUILD="$BUILD"
 $CC -std=c11 -O2 -g -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -o "$bench" tests/bench/bench_decompress.c \
     "$BUILD/libetl.a" -lz
 
+for t in etwanalyzer/TraceLoggingTester perfview/net.4.5.x86.PerfViewData perfview/net.4.5.2.x86; do
+    gzip -dc "testdata/$t.etl.gz" > "$tmp/$(basename "$t").etl"
+done
+have_valgrind=no
+if command -v valgrind > /dev/null 2>&1; then have_valgrind=yes; fi
+# ir [--toggle-collect=FN] CMD...: callgrind instruction count (Ir) of CMD.
+ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null | awk '/Collected :/ { print $NF }'; }
+
 echo "== decompression (best of 20 passes over all compressed buffers)"
 for t in perfview/net.4.5.2.x86 demikernel/PktMon terraingen2d/PerfViewData perfview/SelfDescribingSingleEvent; do
     "$bench" "testdata/$t.etl.gz" 20
 done
+
+if [ "$have_valgrind" = yes ]; then
+    n=$(ir --toggle-collect=etl_decompress_etl_buffer "$bench" "$tmp/net.4.5.2.x86.etl" 1)
+    out=$("$bench" "$tmp/net.4.5.2.x86.etl" 1 | sed 's/.*out \([0-9.]*\) MB.*/\1/')
+    awk -v n="$n" -v mb="$out" 'BEGIN { printf "callgrind\tdecompress net.4.5.2.x86 (1 pass)\t%d Ir\t%.2f Ir/output byte\n", n, n / (mb * 1e6) }'
+fi
 
 now() { date +%s.%N; }
 # best_of CMD...: runs CMD $ROUNDS times (output discarded), prints the best wall time in seconds.
@@ -39,16 +53,12 @@ best_of() {
     echo "$best"
 }
 
-if [ ! -x "$ETLCONV" ] || ! "$ETLCONV" --help 2>&1 | grep -q -- '--info'; then
-    echo "== etlconv: $ETLCONV has no --info yet; skipping CLI timings"
+if [ ! -x "$ETLCONV" ] || ! "$ETLCONV" --info "$tmp/net.4.5.2.x86.etl" 2>/dev/null | grep -q '^events'; then
+    echo "== etlconv: $ETLCONV has no working --info yet; skipping CLI timings"
     exit 0
 fi
 
 echo "== etlconv (best of $ROUNDS)"
-for t in etwanalyzer/TraceLoggingTester perfview/net.4.5.x86.PerfViewData perfview/net.4.5.2.x86; do
-    name=$(basename "$t")
-    gzip -dc "testdata/$t.etl.gz" > "$tmp/$name.etl"
-done
 xml_supported=no
 if "$ETLCONV" --help 2>&1 | grep -q -- '-of'; then xml_supported=yes; fi
 for t in TraceLoggingTester net.4.5.x86.PerfViewData net.4.5.2.x86; do
@@ -66,10 +76,6 @@ for t in TraceLoggingTester net.4.5.x86.PerfViewData net.4.5.2.x86; do
     fi
 done
 
-if command -v valgrind > /dev/null 2>&1; then
-    echo "== callgrind instruction counts"
-    ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
-           awk '/Collected :/ { print $NF }'; }
-    echo "decompress net.4.5.2.x86 (1 pass)	$(ir "$bench" testdata/perfview/net.4.5.2.x86.etl.gz 1) Ir"
-    echo "etlconv --info net.4.5.2.x86	$(ir "$ETLCONV" --info "$tmp/net.4.5.2.x86.etl") Ir"
+if [ "$have_valgrind" = yes ]; then
+    printf 'callgrind\tetlconv --info net.4.5.2.x86\t%s Ir\n' "$(ir "$ETLCONV" --info "$tmp/net.4.5.2.x86.etl")"
 fi

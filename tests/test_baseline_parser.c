@@ -1,5 +1,5 @@
-/* PerfView baseline comparison (issue 3 acceptance). This part: the baseline line parser and the value
- * normalisations, checked on hand-made lines and on the real baseline files. */
+/* The PerfView baseline parser and value normalisations (tests/support/baseline.c), checked on hand-made lines
+ * and on the real baseline files; the comparison itself is in test_perfview_baselines.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -14,8 +14,7 @@
 
 #include "etl/etl_schema.h"
 #include "schema/kernel_mof_table.h"
-
-int etl_guid_parse(const char *text, etl_guid *out);
+#include "schema/sources.h"
 
 static const etl_event_info *find_event(const char *guid_text, unsigned version, unsigned type)
 {
@@ -182,7 +181,8 @@ static void test_process_v4(void **state)
     assert_int_equal(v0->properties[2].in_type, ETL_IN_WBEMSID);
 }
 
-/* Thread v3 types 1–4 (§5.5): the 72-byte (64-bit) fixed part, Affinity where v2 had StartAddr. */
+/* Thread v3 types 1–4 (§5.5): the 72-byte (64-bit) fixed part, Affinity where v2 had StartAddr, and the
+ * ThreadName recent kernels append (optional: 72- and 74-byte payloads both occur). */
 static void test_thread_v3(void **state)
 {
     (void)state;
@@ -192,15 +192,17 @@ static void test_thread_v3(void **state)
         F("Affinity", POINTER), F("Win32StartAddr", POINTER), F("TebBase", POINTER),
         FO("SubProcessTag", UINT32, HEXINT32), F("BasePriority", UINT8), F("PagePriority", UINT8),
         F("IoPriority", UINT8), F("ThreadFlags", UINT8),
+        {"ThreadName", ETL_IN_UNICODESTRING, ETL_OUT_NULL, ETL_PROP_OPTIONAL_TAIL, 0, 0},
     };
     static const char *const names[] = {NULL, "Start", "End", "DCStart", "DCEnd"};
     for (unsigned type = 1; type <= 4; type++) expect_layout(THREAD, 3, type, "Thread", names[type], want, N(want));
-    /* v4 appends the thread name */
+    /* v4 has the thread name for good */
     const etl_event_info *v4 = find_event(THREAD, 4, 1);
     assert_non_null(v4);
-    assert_int_equal(v4->property_count, N(want) + 1);
-    assert_string_equal(v4->properties[N(want)].name, "ThreadName");
-    assert_int_equal(v4->properties[N(want)].in_type, ETL_IN_UNICODESTRING);
+    assert_int_equal(v4->property_count, N(want));
+    assert_string_equal(v4->properties[N(want) - 1].name, "ThreadName");
+    assert_int_equal(v4->properties[N(want) - 1].in_type, ETL_IN_UNICODESTRING);
+    assert_int_equal(v4->properties[N(want) - 1].flags, 0);
     /* CSwitch v2 (§5.5): 24 bytes of fixed-size fields */
     const etl_event_info *cs = find_event(THREAD, 2, 36);
     assert_non_null(cs);
@@ -285,14 +287,15 @@ static void test_eventtrace_header(void **state)
 }
 
 /* StackWalk (§5.5): the MOF lists 32 frames / 192 slots but real events carry only the captured frames;
- * PerfInfo Mark has no Padding in real traces (sonde/test.etl, etwanalyzer/TraceLoggingTester.etl). */
+ * PerfInfo Mark has no Padding in real traces (sonde/test.etl, etwanalyzer/TraceLoggingTester.etl); Thread v3
+ * may end before ThreadName (test_thread_v3). */
 static void test_optional_tails(void **state)
 {
     (void)state;
     static const char *const stackwalk = "def2fe46-7bd6-4b80-bd94-f57fe20d0ce3";
     const etl_event_info *stack = find_event(stackwalk, 2, 32);
     assert_non_null(stack);
-    assert_int_equal(stack->property_count, 3 + 32);
+    assert_int_equal(stack->property_count, 3 + 192);   /* the MOF's 32 + up to the kernel's 192 frames */
     assert_string_equal(stack->properties[0].name, "EventTimeStamp");
     assert_false(stack->properties[2].flags & ETL_PROP_OPTIONAL_TAIL);
     for (uint32_t i = 3; i < stack->property_count; i++) assert_true(stack->properties[i].flags & ETL_PROP_OPTIONAL_TAIL);
@@ -310,7 +313,8 @@ static void test_optional_tails(void **state)
         for (uint32_t k = 0; k < etl_kernel_mof_events[i].property_count; k++)
             if (etl_kernel_mof_events[i].properties[k].flags & ETL_PROP_OPTIONAL_TAIL) {
                 const char *task = etl_kernel_mof_events[i].task_name;
-                assert_true(strcmp(task, "StackWalk") == 0 || strcmp(task, "PerfInfo") == 0);
+                assert_true(strcmp(task, "StackWalk") == 0 || strcmp(task, "PerfInfo") == 0 ||
+                            (strcmp(task, "Thread") == 0 && etl_kernel_mof_events[i].descriptor.version == 3));
                 optional++;
             }
     assert_true(optional > 0);
@@ -330,6 +334,10 @@ static void test_kernel_trace_control(void **state)
     assert_string_equal(info->provider_name, "KernelTraceControl");
     char buf[40];
     assert_string_equal(etl_guid_format(&info->provider_guid, buf, 0), "{28ad2447-105b-4fe2-9599-e59b2aa9a634}");
+    /* None: the ImageBase/ProcessId prefix of its siblings (a u32 equal to the record's PID in every corpus
+     * occurrence, see kernel_mof_import.sh) */
+    static const expected_prop none[] = {F("ImageBase", POINTER), F("ProcessId", UINT32)};
+    expect_layout("b3e675d7-2554-4f18-830b-2762732560de", 2, 32, "ImageID", "None", none, N(none));
     const etl_event_info *fv = find_event("b3e675d7-2554-4f18-830b-2762732560de", 0, 64);
     assert_non_null(fv);
     assert_int_equal(fv->property_count, 12);
@@ -457,6 +465,42 @@ static void test_matches_perfview_mof(void **state)
     assert_true(compared >= 185);
 }
 
+/* Registration into the registry: every row findable by (class GUID, type, version), names and sources set,
+ * kernel classes without layouts named, repeated registration cheap and harmless. */
+static void test_register(void **state)
+{
+    (void)state;
+    etl_schema_registry *registry = etl_schema_registry_new();
+    assert_non_null(registry);
+    assert_int_equal(etl_kernel_mof_register(registry), ETL_OK);
+    for (size_t i = 0; i < etl_kernel_mof_event_count; i++) {
+        const etl_event_info *want = &etl_kernel_mof_events[i];
+        const etl_event_info *got = etl_schema_registry_find(registry, ETL_KEY_CLASSIC, &want->event_guid,
+                                                             want->descriptor.opcode, want->descriptor.version);
+        if (!got || got->descriptor.version != want->descriptor.version || got->descriptor.opcode != want->descriptor.opcode)
+            fail_msg("%s/%s v%u not found", want->task_name, want->opcode_name, want->descriptor.version);
+        assert_int_equal(got->source, ETL_SOURCE_KERNEL_MOF);
+        assert_string_equal(got->task_name, want->task_name);
+        assert_string_equal(got->opcode_name, want->opcode_name);
+        assert_int_equal(got->property_count, want->property_count);
+    }
+    etl_guid guid;
+    assert_int_equal(etl_guid_parse(PROCESS, &guid), 0);
+    assert_string_equal(etl_schema_registry_provider_name(registry, &guid), "MSNT_SystemTrace");
+    assert_int_equal(etl_guid_parse("3282fc76-feed-498e-8aa7-e70f459d430e", &guid), 0); /* Job: no layouts */
+    assert_string_equal(etl_schema_registry_provider_name(registry, &guid), "MSNT_SystemTrace");
+    assert_int_equal(etl_guid_parse("b3e675d7-2554-4f18-830b-2762732560de", &guid), 0);
+    assert_string_equal(etl_schema_registry_provider_name(registry, &guid), "KernelTraceControl");
+    /* a Process version newer than the table falls back to the newest layout (v4 DCStart) */
+    assert_int_equal(etl_guid_parse(PROCESS, &guid), 0);
+    const etl_event_info *v9 = etl_schema_registry_find(registry, ETL_KEY_CLASSIC, &guid, 3, 9);
+    assert_non_null(v9);
+    assert_int_equal(v9->descriptor.version, 4);
+    assert_string_equal(v9->opcode_name, "DCStart");
+    assert_int_equal(etl_kernel_mof_register(registry), ETL_OK);
+    etl_schema_registry_free(registry);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -470,6 +514,7 @@ int main(void)
         cmocka_unit_test(test_optional_tails),
         cmocka_unit_test(test_kernel_trace_control),
         cmocka_unit_test(test_matches_perfview_mof),
+        cmocka_unit_test(test_register),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

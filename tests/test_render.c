@@ -160,6 +160,25 @@ static void test_times(void **state)
     assert_string_equal(render(ETL_IN_SYSTEMTIME, 0, st, 16, 8), "2021-09-09T14:59:35.031000000Z");
 }
 
+/* ETWTIME (kernel WmiTime): a raw session timestamp, converted with the trace's clock for that file */
+static int64_t fake_clock(const etl_trace *trace, size_t file_index, int64_t raw)
+{
+    (void)trace;
+    return 116444736000000000LL + (int64_t)file_index * 10000000LL + raw * 10; /* epoch + file s + raw µs */
+}
+
+static void test_etwtime(void **state)
+{
+    (void)state;
+    const uint8_t raw[8] = {0x40, 0x42, 0x0F, 0, 0, 0, 0, 0}; /* 1000000 */
+    etl_render_context ctx = {8, (const etl_trace *)&ctx, 2, fake_clock};
+    etl_textbuf_reset(&buf);
+    etl_render_value(&buf, ETL_IN_UINT64, ETL_OUT_ETWTIME, NULL, raw, 8, &ctx);
+    assert_string_equal(etl_textbuf_at(&buf, 0), "1970-01-01T00:00:03.000000000Z");
+    /* without a clock the raw count is printed */
+    assert_string_equal(render(ETL_IN_UINT64, ETL_OUT_ETWTIME, raw, 8, 8), "1000000");
+}
+
 static void test_floats(void **state)
 {
     (void)state;
@@ -242,7 +261,7 @@ int main(void)
         cmocka_unit_test(test_integers), cmocka_unit_test(test_hex_forms), cmocka_unit_test(test_guid_bool_char),
         cmocka_unit_test(test_network),  cmocka_unit_test(test_sid),       cmocka_unit_test(test_times),
         cmocka_unit_test(test_floats),   cmocka_unit_test(test_strings),   cmocka_unit_test(test_binary),
-        cmocka_unit_test(test_maps),
+        cmocka_unit_test(test_maps),     cmocka_unit_test(test_etwtime),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     etl_textbuf_free(&buf);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -310,7 +311,8 @@ static void test_structs(void **state)
                                 P("x", ETL_IN_UINT8, 0), P("y", ETL_IN_UINT8, 0)};
     const uint8_t ad[] = {2, 1, 2, 3, 4};
     assert_string_equal(run(arr, 4, 2, ad, 5, 8, &st), "n=2 pt=[{x=1 y=2},{x=3 y=4}]");
-    run(arr, 4, 2, ad, 4, 8, &st);
+    /* cut inside the second element: what fits is kept, the open struct and array are closed */
+    assert_string_equal(run(arr, 4, 2, ad, 4, 8, &st), "n=2 pt=[{x=1 y=2},{x=3}]");
     assert_int_equal(st, ETL_DECODE_ERROR);
     assert_int_equal(walk.consumed, 4);
     assert_non_null(strstr(walk.error, "'y' at payload offset 4"));
@@ -342,7 +344,7 @@ static void test_hostile_counts(void **state)
     clock_t t0 = clock();
     run(z, 2, 2, big, 4, 8, &st);
     assert_int_equal(st, ETL_DECODE_ERROR);
-    assert_true(walk.field_count <= ETL_WALK_MAX_FIELDS);
+    assert_true(walk.field_count <= ETL_WALK_MAX_FIELDS + 2 * ETL_WALK_MAX_DEPTH + 4); /* + closers */
     z[1].in_type = ETL_IN_UNICODESTRING, z[1].flags |= ETL_PROP_PARAM_FIXED_LENGTH, z[1].length = 0;
     run(z, 2, 2, big, 4, 8, &st);
     assert_int_equal(st, ETL_DECODE_ERROR);
@@ -373,14 +375,14 @@ static void test_trailing_and_noprint(void **state)
     assert_int_equal(walk.field_count, 0);
 }
 
-/* Kernel MOF optional tails (ETL_PROP_OPTIONAL_TAIL = 0x4000): StackWalk frames end with the payload; the
+/* Kernel MOF optional tails (ETL_PROP_OPTIONAL_TAIL): StackWalk frames end with the payload; the
  * payload may stop before the property or after any whole element, never inside one. */
 static void test_optional_tail(void **state)
 {
     (void)state;
     int st;
     etl_property_info p[2] = {P("stamp", ETL_IN_UINT32, 0), P("frame", ETL_IN_POINTER, 0)};
-    p[1].flags = 0x4000 | ETL_PROP_PARAM_FIXED_COUNT, p[1].count = 192;
+    p[1].flags = ETL_PROP_OPTIONAL_TAIL | ETL_PROP_PARAM_FIXED_COUNT, p[1].count = 192;
     const uint8_t d[12] = {1, 0, 0, 0, 0x10, 0, 0, 0, 0x20, 0, 0, 0};
     assert_string_equal(run(p, 2, 2, d, 12, 4, &st), "stamp=1 frame=[0x10,0x20]");
     assert_int_equal(st, ETL_DECODE_OK);
@@ -390,15 +392,81 @@ static void test_optional_tail(void **state)
     assert_int_equal(st, ETL_DECODE_ERROR);
     /* scalar optional property absent, and the properties after it are not required either */
     etl_property_info q[3] = {P("a", ETL_IN_UINT8, 0), P("pad", ETL_IN_UINT8, 0), P("more", ETL_IN_UINT8, 0)};
-    q[1].flags = 0x4000;
+    q[1].flags = ETL_PROP_OPTIONAL_TAIL;
     assert_string_equal(run(q, 3, 3, d, 1, 8, &st), "a=1");
     assert_int_equal(st, ETL_DECODE_OK);
     /* inside a struct: the struct is still closed */
     etl_property_info r[3] = {{"s", ETL_PROP_STRUCT, 0, 0, 1, 2, 0, 0, NULL}, P("x", ETL_IN_UINT8, 0), P("y", ETL_IN_UINT8, 0)};
-    r[2].flags = 0x4000;
+    r[2].flags = ETL_PROP_OPTIONAL_TAIL;
     assert_string_equal(run(r, 3, 1, d, 1, 8, &st), "s={x=1}");
     assert_int_equal(st, ETL_DECODE_OK);
     assert_int_equal(walk.fields[walk.field_count - 1].kind, ETL_FIELD_STRUCT_END);
+}
+
+/* Random descriptions over random payloads (fixed seed): whatever the schema says, the walker stays inside the
+ * payload, balances its struct/array fields, and explains every stop. Run under `make sanitize` as well. */
+static uint32_t rng_state = 0x12345678u;
+static uint32_t rng(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 17;
+    rng_state ^= rng_state << 5;
+    return rng_state;
+}
+
+static void test_random_descriptions(void **state)
+{
+    (void)state;
+    static const uint16_t in_types[] = {
+        ETL_IN_NULL, ETL_IN_UNICODESTRING, ETL_IN_ANSISTRING, ETL_IN_INT8, ETL_IN_UINT8, ETL_IN_INT16, ETL_IN_UINT16,
+        ETL_IN_INT32, ETL_IN_UINT32, ETL_IN_INT64, ETL_IN_UINT64, ETL_IN_FLOAT, ETL_IN_DOUBLE, ETL_IN_BOOLEAN,
+        ETL_IN_BINARY, ETL_IN_GUID, ETL_IN_POINTER, ETL_IN_FILETIME, ETL_IN_SYSTEMTIME, ETL_IN_SID, ETL_IN_HEXINT32,
+        ETL_IN_HEXINT64, ETL_IN_MANIFEST_COUNTEDSTRING, ETL_IN_MANIFEST_COUNTEDANSISTRING, ETL_IN_RESERVED24,
+        ETL_IN_MANIFEST_COUNTEDBINARY, ETL_IN_COUNTEDSTRING, ETL_IN_COUNTEDANSISTRING, ETL_IN_REVERSEDCOUNTEDSTRING,
+        ETL_IN_REVERSEDCOUNTEDANSISTRING, ETL_IN_NONNULLTERMINATEDSTRING, ETL_IN_NONNULLTERMINATEDANSISTRING,
+        ETL_IN_UNICODECHAR, ETL_IN_ANSICHAR, ETL_IN_SIZET, ETL_IN_HEXDUMP, ETL_IN_WBEMSID, 999};
+    static const uint32_t flag_bits[] = {ETL_PROP_STRUCT, ETL_PROP_PARAM_LENGTH, ETL_PROP_PARAM_COUNT,
+                                         ETL_PROP_PARAM_FIXED_LENGTH, ETL_PROP_PARAM_FIXED_COUNT,
+                                         ETL_PROP_INLINE_COUNT, ETL_PROP_INLINE_LENGTH, ETL_PROP_OPTIONAL_TAIL};
+    etl_property_info props[12];
+    uint8_t payload[96];
+    for (int iter = 0; iter < 20000; iter++) {
+        uint32_t count = 1 + rng() % 12, top = 1 + rng() % count;
+        for (uint32_t i = 0; i < count; i++) {
+            etl_property_info *p = &props[i];
+            memset(p, 0, sizeof *p);
+            p->name = "f";
+            p->in_type = in_types[rng() % (sizeof in_types / sizeof in_types[0])];
+            p->out_type = (uint16_t)(rng() % 40);
+            for (size_t b = 0; b < sizeof flag_bits / sizeof flag_bits[0]; b++)
+                if (rng() % 6 == 0) p->flags |= flag_bits[b];
+            p->count = (uint16_t)(rng() % 4 == 0 ? rng() : rng() % 4);
+            p->length = (uint16_t)(rng() % 4 == 0 ? rng() : rng() % 12);
+            p->struct_start = (uint16_t)(rng() % 14);
+            p->struct_count = (uint16_t)(rng() % 5);
+        }
+        size_t size = rng() % sizeof payload;
+        for (size_t i = 0; i < size; i++) payload[i] = (uint8_t)(rng() % 3 ? rng() : 0);
+        /* the walker gets exactly `size` bytes; ASan catches any read past them */
+        uint8_t *exact = malloc(size ? size : 1);
+        memcpy(exact, payload, size);
+        etl_event_info info = make_info(props, count, top);
+        etl_render_context ctx = {(uint8_t)(rng() % 2 ? 4 : 8), NULL, 0, NULL};
+        int st = etl_walk_event(&walk, &info, exact, size, &ctx);
+        free(exact);
+        assert_true(st == ETL_DECODE_OK || st == ETL_DECODE_ERROR);
+        assert_true(walk.consumed <= size);
+        if (st == ETL_DECODE_ERROR) assert_true(walk.error[0] != '\0');
+        int depth = 0;
+        for (size_t i = 0; i < walk.field_count; i++) {
+            etl_field_kind k = walk.fields[i].kind;
+            if (k == ETL_FIELD_STRUCT_BEGIN || k == ETL_FIELD_ARRAY_BEGIN) depth++;
+            else if (k != ETL_FIELD_VALUE) depth--;
+            else assert_non_null(walk.fields[i].value);
+            assert_true(depth >= 0);
+        }
+        assert_int_equal(depth, 0); /* balanced even after a stop */
+    }
 }
 
 int main(void)
@@ -409,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_counted),     cmocka_unit_test(test_sids),         cmocka_unit_test(test_arrays),
         cmocka_unit_test(test_structs),     cmocka_unit_test(test_hostile_counts),
         cmocka_unit_test(test_trailing_and_noprint), cmocka_unit_test(test_optional_tail),
+        cmocka_unit_test(test_random_descriptions),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     etl_walk_free(&walk);

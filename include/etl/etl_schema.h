@@ -236,9 +236,10 @@ typedef struct etl_decoded_event {
     uint32_t keyword_name_count;
     const char *message;            /* message with inserts substituted; NULL when the schema has none */
     const char *process_name;       /* from process rundown/start events; NULL when unknown */
-    uint32_t process_id;            /* the record's PID; for kernel events without one (0xFFFFFFFF, e.g.
-                                     * PERFINFO headers) the PID their payload names (ProcessId field, or the
-                                     * process of their ThreadId / TID), as PerfView's PID; else 0xFFFFFFFF */
+    uint32_t process_id;            /* the process the event belongs to, as PerfView's PID: the record's PID,
+                                     * except for kernel events that name a process in their payload
+                                     * (ProcessId field) or have no PID (PERFINFO headers: the process of
+                                     * their thread); 0xFFFFFFFF when unknown */
     int string_only;                /* EVENT_HEADER_FLAG_STRING_ONLY: fields[0] is the bare string */
     size_t field_count;
     const etl_field *fields;

@@ -13,7 +13,8 @@
  *    no name at all → "EventID(N)" (classic records: "Opcode(N)", their id is always 0);
  *  - level/opcode/channel/keyword names fall back to the winmeta.xml display strings (docs/schemas.md §1.6),
  *    the strings tracerpt prints in RenderingInfo ("Information", "Start"); classic events get only the
- *    level names 1-5 (their opcodes are MOF event types, not winmeta opcodes);
+ *    level names 1-5 (their opcodes are MOF event types, not winmeta opcodes); TraceLogging events use the
+ *    winmeta opcodes too (activity Start/Stop);
  *  - TraceLogging events have no task: task_name is the event name, as tracerpt's RenderingInfo/Task. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,27 @@ struct etl_decoder {
 static const char *const level_names[6] = {"Log Always", "Critical", "Error", "Warning", "Information", "Verbose"};
 static const char *const opcode_names[10] = {"Info",      "Start", "Stop",   "DCStart", "DCStop",
                                              "Extension", "Reply", "Resume", "Suspend", "Send"};
+/* Symbolic winmeta names as some schemas carry them (e.g. KernelTraceControl metadata written without the
+ * provider's message table: opcode "win:Start") → the display strings tracerpt and PerfView show. */
+static const struct {
+    const char *symbol, *display;
+} winmeta_symbols[] = {
+    {"win:Info", "Info"},           {"win:Start", "Start"},         {"win:Stop", "Stop"},
+    {"win:DC_Start", "DCStart"},    {"win:DC_Stop", "DCStop"},      {"win:Extension", "Extension"},
+    {"win:Reply", "Reply"},         {"win:Resume", "Resume"},       {"win:Suspend", "Suspend"},
+    {"win:Send", "Send"},           {"win:Receive", "Receive"},     {"win:LogAlways", "Log Always"},
+    {"win:Critical", "Critical"},   {"win:Error", "Error"},         {"win:Warning", "Warning"},
+    {"win:Informational", "Information"}, {"win:Verbose", "Verbose"}, {"win:None", "None"},
+};
+
+static const char *display_name(const char *name)
+{
+    if (!name || strncmp(name, "win:", 4) != 0) return name;
+    for (size_t i = 0; i < sizeof winmeta_symbols / sizeof winmeta_symbols[0]; i++)
+        if (strcmp(name, winmeta_symbols[i].symbol) == 0) return winmeta_symbols[i].display;
+    return name;
+}
+
 static const char *const keyword_bit_names[8] = {"Response Time", "WDI Context",   "WDI Diag",          "SQM",
                                                  "Audit Failure", "Audit Success", "Correlation Hint", "Classic"};
 
@@ -126,11 +148,11 @@ static void fill_names(etl_decoder *d, etl_decoded_event *ev, const etl_event_in
     if (!ev->provider_name) ev->provider_name = etl_guid_format(&rec->header.provider_id, d->provider_text, 0);
 
     if (info) {
-        ev->task_name = info->task_name ? info->task_name : tracelogging ? info->event_name : NULL;
-        ev->opcode_name = info->opcode_name;
-        if (!ev->opcode_name && !classic && !tracelogging)
+        ev->task_name = info->task_name ? display_name(info->task_name) : tracelogging ? info->event_name : NULL;
+        ev->opcode_name = display_name(info->opcode_name);
+        if (!ev->opcode_name && !classic)
             ev->opcode_name = desc->opcode < 10 ? opcode_names[desc->opcode] : desc->opcode == 240 ? "Receive" : NULL;
-        ev->level_name = info->level_name;
+        ev->level_name = display_name(info->level_name);
         if (!ev->level_name && desc->level <= 5 && (desc->level || !classic)) ev->level_name = level_names[desc->level];
         ev->channel_name = info->channel_name;
         if (!ev->channel_name && desc->channel >= 8 && desc->channel <= 10)
@@ -148,7 +170,7 @@ static void fill_names(etl_decoder *d, etl_decoded_event *ev, const etl_event_in
     }
 
     etl_textbuf_reset(&d->names);
-    const char *task = info ? info->task_name : NULL;
+    const char *task = info ? ev->task_name : NULL;
     const char *event = info ? info->event_name : NULL;
     if (tracelogging && event) etl_textbuf_puts(&d->names, event);
     else if (task && ev->opcode_name && (classic || desc->opcode != 0)) {
@@ -167,7 +189,7 @@ static void fill_names(etl_decoder *d, etl_decoded_event *ev, const etl_event_in
 static int format_message(etl_decoder *d, etl_decoded_event *ev, const etl_event_info *info)
 {
     if (!info->message) return ETL_OK;
-    size_t count = ev->status == ETL_DECODE_NO_SCHEMA ? 0 : info->top_level_count;
+    size_t count = info->top_level_count;
     if (count > info->property_count) count = info->property_count;
     if (count > d->insert_capacity) {
         const char **p = realloc(d->insert_ptrs, count * sizeof *p);
@@ -260,7 +282,6 @@ int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_deco
         }
         if (ev->status == ETL_DECODE_ERROR) set_error(d, ev, d->walk.error);
         if ((rc = format_message(d, ev, info)) != ETL_OK) return rc;
-        if ((rc = etl_process_table_observe(d->processes, ev)) != ETL_OK) return rc;
     } else if (tl_error) {
         ev->status = ETL_DECODE_ERROR;
         ev->undecoded = size ? payload : NULL;
@@ -272,6 +293,7 @@ int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_deco
         ev->undecoded_length = size;
     }
 
+    if (etl_process_table_observe(d->processes, ev) != ETL_OK) return ETL_ERR_NOMEM;
     ev->process_id = etl_process_table_event_pid(d->processes, ev);
     ev->process_name = etl_process_table_name(d->processes, ev->process_id);
 

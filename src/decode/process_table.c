@@ -153,8 +153,26 @@ static int learn_name(etl_process_table *t, uint32_t pid, const char *image, int
     return ETL_OK;
 }
 
+static int learn_thread(etl_process_table *t, uint32_t tid, uint32_t pid)
+{
+    if (t->thread_count) {
+        thread_slot *s = &t->threads[thread_slot_of(t, tid)];
+        if (s->pid == pid) return ETL_OK; /* the usual case: nothing new */
+    }
+    if (grow_threads(t) != 0) return ETL_ERR_NOMEM;
+    thread_slot *s = &t->threads[thread_slot_of(t, tid)];
+    if (s->pid == UINT32_MAX) t->thread_count++;
+    *s = (thread_slot){tid, pid};
+    return ETL_OK;
+}
+
 int etl_process_table_observe(etl_process_table *t, const etl_decoded_event *ev)
 {
+    const etl_event_header *rh = ev->record ? &ev->record->header : NULL;
+    /* a record logged by a thread tells which process that thread belongs to (TraceLog learns this too) */
+    if (rh && rh->process_id != UINT32_MAX && rh->thread_id != UINT32_MAX && rh->thread_id != 0 &&
+        learn_thread(t, rh->thread_id, rh->process_id) != ETL_OK)
+        return ETL_ERR_NOMEM;
     if (!ev->info || !ev->record) return ETL_OK;
     const etl_event_header *h = &ev->record->header;
     uint32_t pid, tid;
@@ -166,12 +184,8 @@ int etl_process_table_observe(etl_process_table *t, const etl_decoded_event *ev)
         }
     } else if (etl_guid_equal(&h->provider_id, &thread_class) && h->descriptor.id == 0) {
         uint8_t op = h->descriptor.opcode; /* Start, DCStart */
-        if ((op == 1 || op == 3) && field_id(ev, "ProcessId", &pid) && field_id(ev, "TThreadId", &tid)) {
-            if (grow_threads(t) != 0) return ETL_ERR_NOMEM;
-            thread_slot *s = &t->threads[thread_slot_of(t, tid)];
-            if (s->pid == UINT32_MAX) t->thread_count++;
-            *s = (thread_slot){tid, pid};
-        }
+        if ((op == 1 || op == 3) && field_id(ev, "ProcessId", &pid) && field_id(ev, "TThreadId", &tid))
+            return learn_thread(t, tid, pid);
     } else if (etl_guid_equal(&h->provider_id, &kernel_process_provider)) {
         uint16_t id = h->descriptor.id; /* ProcessStart, ProcessRundown */
         const etl_field *image = top_field(ev, "ImageName");
@@ -228,14 +242,15 @@ static int property_id(const etl_decoded_event *ev, int32_t index, uint32_t *out
 uint32_t etl_process_table_event_pid(etl_process_table *t, const etl_decoded_event *ev)
 {
     const etl_event_record *rec = ev->record;
-    if (rec->header.process_id != UINT32_MAX) return rec->header.process_id;
-    if (rec->kind > ETL_KIND_INSTANCE64) return UINT32_MAX; /* only kernel/classic records lack a PID */
+    uint32_t header_pid = rec->header.process_id;
+    if (rec->kind > ETL_KIND_INSTANCE64 || !ev->info) return header_pid;
+    /* kernel events about a process (Process, Thread, Image, TcpIp, StackWalk…) are logged in whatever context
+     * the kernel was in; the process they describe is in their payload (PerfView's PID does the same) */
+    const id_properties *c = id_properties_of(t, ev->info);
     uint32_t id;
-    if (ev->info) {
-        const id_properties *c = id_properties_of(t, ev->info);
-        if (property_id(ev, c->pid_property, &id)) return id;
-        if (property_id(ev, c->tid_property, &id)) return thread_pid(t, id);
-    }
+    if (property_id(ev, c->pid_property, &id)) return id;
+    if (header_pid != UINT32_MAX) return header_pid;
+    if (property_id(ev, c->tid_property, &id)) return thread_pid(t, id);
     return thread_pid(t, rec->header.thread_id);
 }
 

@@ -13,13 +13,15 @@ void etl_process_table_free(etl_process_table *t);
 
 /* Learns from a decoded event: kernel Process Start/End/DCStart/DCEnd/Defunct (ImageFileName, whatever the
  * layout version), Microsoft-Windows-Kernel-Process ProcessStart/ProcessRundown (ImageName), kernel Thread
- * Start/DCStart (ProcessId, TThreadId). Returns ETL_OK or ETL_ERR_NOMEM. */
+ * Start/DCStart (ProcessId, TThreadId), and the PID/TID pair of any record header that has both (TID 0, the
+ * idle threads of every CPU, excepted). Returns ETL_OK or ETL_ERR_NOMEM. */
 int etl_process_table_observe(etl_process_table *t, const etl_decoded_event *event);
 
-/* The PID an event belongs to: the record's; for classic (kernel) records without one, the payload's
- * ProcessId/PID/StackProcess field, else the process of the payload's ThreadId/TThreadId/IssuingThreadId or
- * of the record's TID. UINT32_MAX when unknown. Which properties those are is cached per description: a
- * description must stay alive (registry and TraceLogging cache entries do) while the table is used. */
+/* The PID an event belongs to: for classic (kernel) records, the payload's ProcessId/PID/StackProcess field
+ * when there is one (the process the event is about; the header holds the logging context), else the
+ * record's PID, else the process of the payload's ThreadId/TThreadId/IssuingThreadId or of the record's TID;
+ * for other records the record's PID. UINT32_MAX when unknown. Which properties those are is cached per
+ * description (registry entries live as long as the registry). */
 uint32_t etl_process_table_event_pid(etl_process_table *t, const etl_decoded_event *event);
 
 /* Display name (image name without directory and extension, as TraceEvent's ProcessName), NULL if unknown. */

@@ -19,9 +19,6 @@
 /* WALK_END: an optional tail was absent — stop walking, successfully. */
 enum { WALK_OK = 0, WALK_STOP = 1, WALK_END = 2, WALK_NOMEM = -1 };
 
-/* ETL_PROP_OPTIONAL_TAIL (kernel MOF: the payload may end before this property, or after any whole element of
- * this array — StackWalk frames, Mark padding). Spelled as a number until that header change is on main. */
-#define OPTIONAL_TAIL 0x4000u
 
 typedef struct walk_state {
     etl_walk *w;
@@ -323,7 +320,8 @@ static int walk_property(walk_state *s, uint32_t index, unsigned depth)
     const etl_property_info *prop = &s->info->properties[index];
     uint64_t count = 1;
     int is_array = 1, rc = WALK_OK;
-    int optional = (prop->flags & OPTIONAL_TAIL) != 0;
+    /* kernel MOF: the payload may end before this property or after any whole element (StackWalk frames) */
+    int optional = (prop->flags & ETL_PROP_OPTIONAL_TAIL) != 0;
     if (optional && remaining(s) == 0) return WALK_END;
     if (prop->flags & ETL_PROP_INLINE_COUNT) {
         if ((rc = need(s, prop, 2, "element count"))) return rc;
@@ -355,6 +353,39 @@ static int walk_range(walk_state *s, uint32_t first, uint32_t count, unsigned de
         if (rc) return rc;
     }
     return WALK_OK;
+}
+
+/* After a stop: close the structs and arrays left open, so every field list is balanced for the writers. */
+static int close_open_fields(walk_state *s)
+{
+    etl_walk *w = s->w;
+    size_t open[2 * ETL_WALK_MAX_DEPTH + 4], n = 0;
+    for (size_t i = 0; i < w->field_count; i++) {
+        etl_field_kind k = w->fields[i].kind;
+        if (k == ETL_FIELD_STRUCT_BEGIN || k == ETL_FIELD_ARRAY_BEGIN) {
+            if (n < sizeof open / sizeof open[0]) open[n++] = i;
+        } else if (k != ETL_FIELD_VALUE && n) {
+            n--;
+        }
+    }
+    while (n) {
+        const etl_field begin = w->fields[open[--n]];
+        etl_field_kind end = begin.kind == ETL_FIELD_STRUCT_BEGIN ? ETL_FIELD_STRUCT_END : ETL_FIELD_ARRAY_END;
+        if (w->field_count >= w->field_capacity) { /* closers may exceed the field cap, never the array */
+            size_t cap = w->field_capacity * 2;
+            etl_field *f = realloc(w->fields, cap * sizeof *f);
+            if (!f) return WALK_NOMEM;
+            w->fields = f;
+            size_t *o = realloc(w->value_offsets, cap * sizeof *o);
+            if (!o) return WALK_NOMEM;
+            w->value_offsets = o;
+            w->field_capacity = cap;
+        }
+        w->fields[w->field_count] = begin;
+        w->fields[w->field_count].kind = end;
+        w->value_offsets[w->field_count++] = 0;
+    }
+    return WALK_STOP;
 }
 
 static int ensure_capacity(etl_walk *w, const etl_event_info *info)
@@ -401,6 +432,7 @@ int etl_walk_event(etl_walk *w, const etl_event_info *info, const uint8_t *paylo
         w->top_first[i] = w->field_count;
         rc = walk_property(&s, i, 0);
     }
+    if (rc == WALK_STOP) rc = close_open_fields(&s);
     for (; i <= tops; i++) w->top_first[i] = w->field_count;
     if (rc == WALK_NOMEM || w->text.failed) return ETL_ERR_NOMEM;
     if (rc == WALK_END) rc = WALK_OK;

@@ -37,7 +37,8 @@ void etl_walk_free(etl_walk *w);
 
 /* Returns ETL_DECODE_OK (all properties decoded; bytes may remain after the last one — newer event versions
  * append fields, and tracerpt ignores them), ETL_DECODE_ERROR (stopped at the first value that does not fit;
- * fields decoded so far are kept and `error` says why), or ETL_ERR_NOMEM. */
+ * fields decoded so far are kept, structs/arrays left open are closed, and `error` says why), or
+ * ETL_ERR_NOMEM. */
 int etl_walk_event(etl_walk *w, const etl_event_info *info, const uint8_t *payload, size_t size,
                    const etl_render_context *ctx);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "schema/embedded_tdh.h"
+#include "schema/manifest_model.h"
 #include "util/le.h"
 #include "util/utf.h"
 
@@ -262,6 +263,15 @@ static int observe_map(etl_embedded_state *s, const uint8_t *payload, size_t len
     return 0;
 }
 
+/* TDH stored winmeta names as written in the manifest ("win:Start", "win:Informational"); show them as a
+ * manifest would, with winmeta's display names ("Start", "Information"). Provider-defined names stay. */
+static const char *winmeta_display(enum etl_winmeta_kind kind, const char *name)
+{
+    if (!name || strncmp(name, "win:", 4) != 0) return name;
+    const etl_winmeta_entry *w = etl_winmeta_find(kind, name);
+    return w && w->display ? w->display : name;
+}
+
 /* ---- EventInfo ------------------------------------------------------------------------------------------ */
 
 static int known_in_type(uint16_t t) { return t <= ETL_IN_MANIFEST_COUNTEDBINARY || (t >= 300 && t <= 310); }
@@ -348,16 +358,17 @@ static int observe_event_info(etl_embedded_state *s, const uint8_t *b, size_t le
     info->descriptor.task = etl_le16(d + 6);
     info->descriptor.keyword = etl_le64(d + 8);
     info->provider_name = arena_wstr(&a, b, len, etl_le32(b + TEI_PROVIDER_NAME), 1);
-    info->level_name = arena_wstr(&a, b, len, etl_le32(b + TEI_LEVEL_NAME), 1);
+    info->level_name = winmeta_display(ETL_WINMETA_LEVEL, arena_wstr(&a, b, len, etl_le32(b + TEI_LEVEL_NAME), 1));
     info->channel_name = arena_wstr(&a, b, len, etl_le32(b + TEI_CHANNEL_NAME), 1);
-    info->task_name = arena_wstr(&a, b, len, etl_le32(b + TEI_TASK_NAME), 1);
-    info->opcode_name = arena_wstr(&a, b, len, etl_le32(b + TEI_OPCODE_NAME), 1);
+    info->task_name = winmeta_display(ETL_WINMETA_TASK, arena_wstr(&a, b, len, etl_le32(b + TEI_TASK_NAME), 1));
+    info->opcode_name =
+        winmeta_display(ETL_WINMETA_OPCODE, arena_wstr(&a, b, len, etl_le32(b + TEI_OPCODE_NAME), 1));
     info->message = arena_wstr(&a, b, len, etl_le32(b + TEI_EVENT_MESSAGE), 0);
     info->provider_message = arena_wstr(&a, b, len, etl_le32(b + TEI_PROVIDER_MESSAGE), 1);
     info->event_name = arena_wstr(&a, b, len, etl_le32(b + TEI_EVENT_NAME), 1);
     for (uint32_t k = 0, off = kw_off; k < keyword_count; k++) {
         size_t n = wstr_bytes(b, len, off);
-        keywords[k] = arena_wstr(&a, b, len, off, 1);
+        keywords[k] = winmeta_display(ETL_WINMETA_KEYWORD, arena_wstr(&a, b, len, off, 1));
         off += (uint32_t)n + 2;
     }
     info->keyword_names = keyword_count ? keywords : NULL;

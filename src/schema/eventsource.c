@@ -197,6 +197,8 @@ int etl_eventsource_observe(etl_eventsource_state *state, const etl_event_record
     const uint8_t *d = record->user_data;
     size_t len = d ? record->user_data_length : 0;
     if (len <= ENVELOPE_SIZE || d[ENV_MAGIC] != MANIFEST_MAGIC) return 0;
+    for (uint16_t i = 0; i < record->extended_data_count; i++)
+        if (record->extended_data[i].ext_type == ETL_EXT_EVENT_SCHEMA_TL) return 0; /* self-describing event */
     etl_eventsource_state *s = state;
     s->stats.chunks++;
     provider_state *ps = provider_get(s, &record->header.provider_id);

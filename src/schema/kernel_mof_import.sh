@@ -115,12 +115,31 @@ $1 == "" { next }
         if (m != "") out = out (out == "" ? "" : "; ") m
     }
     ver = ($4 == "") ? 0 : $4   # classes without an EventVersion qualifier are version 0
-    printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", $1, cls, $3, ver, $5, $6, $7, "sdk16299", out
+    origin = "sdk16299"
+    if ($7 == "StackWalk_Event") {
+        # The MOF lists 32 frames, but the kernel walks up to 192 (the limit its StackFrame[192] events show) and
+        # logs as many as it found: up to 108 in corpus perfview/net.4.5.x86. Frames 33..192 are optional too.
+        for (k = 33; k <= 192; k++) out = out "; Stack" k " POINTER optional"
+        origin = "sdk16299+frames"
+    }
+    if ($7 == "Thread_V3_TypeGroup1") {
+        # Recent kernels log v3 thread events with the trailing ThreadName of v4 (an empty string: 74-byte payloads
+        # in airbus-cert/ShutdownPerfDiagLogger.etl, etl-format.md §5.5); older ones end before it (72 bytes).
+        out = out "; ThreadName UNICODESTRING optional"
+        origin = "sdk16299+etl55"
+    }
+    printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", $1, cls, $3, ver, $5, $6, $7, origin, out
 }' "$src"
 
 # Hand-maintained rows. origin: schemas36 = docs/schemas.md §3.6 (Windows 11 combinations newer than the SDK
 # table, from jdu2600/Windows10EtwEvents); etl43 = docs/etl-format.md §4.1/§4.3 (KernelTraceControl synthetic
-# events; names as TraceEvent's KernelTraceControl parser prints them in the PerfView baselines).
+# events; names as TraceEvent's KernelTraceControl parser prints them in the PerfView baselines); observed = a
+# layout read off the corpus (reason below).
+# origin observed: ImageID None (no debug record for the image) carries 12 bytes on 64-bit, a pointer and then a
+# u32 equal to the record's PID in every occurrence of the corpus (7 traces) - the ImageBase/ProcessId prefix of
+# its siblings DbgDeterm and DbgID_RSDS. Versions are those real traces carry (DbgDeterm 1, FileVersion and
+# SysConfig 0); the registry falls back to the nearest version for others.
+# The names of SystemConfig 36/37 are TraceEvent's (corpus diaghub-etls.all-events.txt), the only source naming them.
 # Left out on purpose (layout not known well enough to decode rather than guess): SystemConfig 32 v4,
 # ObTrace 34 v3, LBR 32 v2, PerfInfo 49/122/123 v2; the registry's version fallback covers the first two.
 while IFS='|' read -r prov cls guid ver type tname layout origin fields; do
@@ -129,18 +148,18 @@ while IFS='|' read -r prov cls guid ver type tname layout origin fields; do
         "$origin" "$fields"
 done <<'EOF'
 MSNT_SystemTrace|SystemConfig|01853a65-418f-4f36-aefc-dc0f1d2fd235|3|32|MobilePlatform|SystemConfig_V3_MobilePlatform|schemas36|DeviceManufacturer UNICODESTRING; DeviceManufacturerDisplayName UNICODESTRING; DeviceModel UNICODESTRING; DeviceModelDisplayName UNICODESTRING; MobileOperator UNICODESTRING; MobileOperatorDisplayName UNICODESTRING; HardwareVersion UNICODESTRING; SocVersion UNICODESTRING; RadioHardwareVersion UNICODESTRING; RadioSoftwareVersion UNICODESTRING; BspVersion UNICODESTRING; OemSoftwareVersion UNICODESTRING
-MSNT_SystemTrace|SystemConfig|01853a65-418f-4f36-aefc-dc0f1d2fd235|2|36|Virtualization|SystemConfig_V2_Virtualization|schemas36|VbsEnabled UINT8; HvciEnabled UINT8; HyperVisorEnabled UINT8; Reserved UINT8
-MSNT_SystemTrace|SystemConfig|01853a65-418f-4f36-aefc-dc0f1d2fd235|2|37|Boot|SystemConfig_V2_Boot|schemas36|BootFlags UINT64:HEXINT64; FirmwareType UINT32; SecureBootEnabled UINT8; SecureBootCapable UINT8; Reserved1 UINT8; Reserved2 UINT8
+MSNT_SystemTrace|SystemConfig|01853a65-418f-4f36-aefc-dc0f1d2fd235|2|36|VirtualizationConfigInfo|SystemConfig_V2_Virtualization|schemas36|VbsEnabled UINT8; HvciEnabled UINT8; HyperVisorEnabled UINT8; Reserved UINT8
+MSNT_SystemTrace|SystemConfig|01853a65-418f-4f36-aefc-dc0f1d2fd235|2|37|BootConfigInfo|SystemConfig_V2_Boot|schemas36|BootFlags UINT64:HEXINT64; FirmwareType UINT32; SecureBootEnabled UINT8; SecureBootCapable UINT8; Reserved1 UINT8; Reserved2 UINT8
 MSNT_SystemTrace|PageFault|3d6fa8d3-fe05-11d0-9dda-00c04fd7ba7c|4|100|HRRundown|PageFault_HeapRangeRundown_V4|schemas36|HeapHandle POINTER; HRFlags UINT32:HEXINT32; HRPid UINT32:HEXINT32; HRRangeCount UINT32; Reserved UINT32; HRHeapTag UINT64
 MSNT_SystemTrace|EventTrace|68fdd900-4a3e-11d1-84f4-0000f80464e3|0|80|PartitionInfoExtension|Header_PartitionInfoExtension_TypeGroup|schemas36|EventVersion UINT16; Reserved UINT16; PartitionType UINT32; QpcOffsetFromRoot INT64; PartitionId GUID; ParentId GUID
 MSNT_SystemTrace|EventTrace|68fdd900-4a3e-11d1-84f4-0000f80464e3|2|82|LastDroppedTimes|Header_LastDroppedTimes_TypeGroup|schemas36|TimeStampCount UINT32; Padding UINT32; TimeStamp UINT64 count=TimeStampCount
 MSNT_SystemTrace|PerfInfo|ce1dbfb4-137e-4da6-87b0-3f59aa102cbc|2|114|KernelHypercall|KernelHypercall|schemas36|CallCode UINT32; IsFast UINT8; IsNested UINT8
 KernelTraceControl|ImageID|b3e675d7-2554-4f18-830b-2762732560de|2|0|Info|ImageID_Info|etl43|ImageBase POINTER; ImageSize POINTER; ProcessId UINT32; TimeDateStamp UINT32; OriginalFileName UNICODESTRING
-KernelTraceControl|ImageID|b3e675d7-2554-4f18-830b-2762732560de|2|32|None|ImageID_None|etl43|
+KernelTraceControl|ImageID|b3e675d7-2554-4f18-830b-2762732560de|2|32|None|ImageID_None|observed|ImageBase POINTER; ProcessId UINT32
 KernelTraceControl|ImageID|b3e675d7-2554-4f18-830b-2762732560de|2|36|DbgID_RSDS|ImageID_DbgID_RSDS|etl43|ImageBase POINTER; ProcessId UINT32; GuidSig GUID; Age UINT32; PdbFileName ANSISTRING
 KernelTraceControl|ImageID|b3e675d7-2554-4f18-830b-2762732560de|2|37|DbgID_ILRSDS|ImageID_DbgID_RSDS|etl43|ImageBase POINTER; ProcessId UINT32; GuidSig GUID; Age UINT32; PdbFileName ANSISTRING
 KernelTraceControl|ImageID|b3e675d7-2554-4f18-830b-2762732560de|2|38|DbgPPDB|ImageID_DbgPPDB|etl43|ImageBase POINTER; ProcessId UINT32; TimeDateStamp UINT32; MajorVersion UINT16; MinorVersion UINT16
-KernelTraceControl|ImageID|b3e675d7-2554-4f18-830b-2762732560de|2|40|DbgDeterm|ImageID_DbgDeterm|etl43|ImageBase POINTER; ProcessId UINT32
+KernelTraceControl|ImageID|b3e675d7-2554-4f18-830b-2762732560de|1|40|DbgDeterm|ImageID_DbgDeterm|etl43|ImageBase POINTER; ProcessId UINT32
 KernelTraceControl|ImageID|b3e675d7-2554-4f18-830b-2762732560de|0|64|FileVersion|ImageID_FileVersion|etl43|ImageSize UINT32; TimeDateStamp UINT32; OrigFileName UNICODESTRING; FileDescription UNICODESTRING; FileVersion UNICODESTRING; BinFileVersion UNICODESTRING; VerLanguage UNICODESTRING; ProductName UNICODESTRING; CompanyName UNICODESTRING; ProductVersion UNICODESTRING; FileId UNICODESTRING; ProgramId UNICODESTRING
 KernelTraceControl|SysConfig|9b79ee91-b5fd-41c0-a243-4248e266e9d0|0|32|BuildInfo|SysConfig_BuildInfo|etl43|InstallDate FILETIME; BuildLab UNICODESTRING; ProductName UNICODESTRING
 KernelTraceControl|SysConfig|9b79ee91-b5fd-41c0-a243-4248e266e9d0|0|33|SystemPaths|SysConfig_SystemPaths|etl43|SystemDirectory UNICODESTRING; SystemWindowsDirectory UNICODESTRING

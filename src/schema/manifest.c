@@ -24,6 +24,19 @@ const char *mx_attr(const xmlNode *n, const char *name)
     return NULL;
 }
 
+const char *mx_attr_ns(const xmlNode *n, const char *ns_uri, const char *name)
+{
+    for (const xmlAttr *a = n->properties; a; a = a->next) {
+        if (!a->ns || !a->ns->href || strcmp((const char *)a->ns->href, ns_uri) != 0 ||
+            strcmp((const char *)a->name, name) != 0)
+            continue;
+        if (a->children && a->children->type == XML_TEXT_NODE && !a->children->next)
+            return (const char *)a->children->content;
+        return NULL;
+    }
+    return NULL;
+}
+
 int mx_number(const char *text, uint64_t *out)
 {
     if (!text) return -1;
@@ -342,9 +355,17 @@ static int parse_event(mx_context *ctx, const xmlNode *e, const mx_provider *p, 
             else set->unresolved_strings++;
         }
     }
+    /* etlconv's -export writes descriptor values that have no name (EventSource's ManifestData task 0xFFFE,
+     * keyword bits without a keyword) as raw numbers in its own namespace; mc ignores foreign attributes */
+    if (mx_number(mx_attr_ns(e, ETL_MANIFEST_EXT_NS, "task"), &v) == 0 && v <= UINT16_MAX) ev->descriptor.task = (uint16_t)v;
+    if (mx_number(mx_attr_ns(e, ETL_MANIFEST_EXT_NS, "opcode"), &v) == 0 && v <= 255) ev->descriptor.opcode = (uint8_t)v;
+    if (mx_number(mx_attr_ns(e, ETL_MANIFEST_EXT_NS, "level"), &v) == 0 && v <= 255) ev->descriptor.level = (uint8_t)v;
+    if (mx_number(mx_attr_ns(e, ETL_MANIFEST_EXT_NS, "channel"), &v) == 0 && v <= 255) ev->descriptor.channel = (uint8_t)v;
     ev->descriptor.keyword = mask;
     if (etl_schema_keyword_names(&set->arena, kw_defs, kw_count, mask, ev))
         return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory");
+    /* raw bits carry no name (that is why -export wrote them raw) */
+    if (mx_number(mx_attr_ns(e, ETL_MANIFEST_EXT_NS, "keywords"), &v) == 0) ev->descriptor.keyword |= v;
     ev->message = mx_resolve(ctx, mx_attr(e, "message"));
     ev->event_name = etl_arena_strdup(&set->arena, mx_attr(e, "name"));
     if ((a = mx_attr(e, "template"))) {

@@ -22,6 +22,7 @@ typedef struct exporter {
     xstr *strings;
     size_t string_count, string_cap;
     int failed;
+    unsigned approximated;           /* properties whose type a manifest cannot express */
 } exporter;
 
 /* string-table id for a text (deduplicated); NULL text → NULL */
@@ -122,22 +123,46 @@ static void tables_free(provider_tables *t)
     free(t->maps);
 }
 
-/* keyword names pair with the event's lowest set bits, in ascending order (the order the parsers emit) */
-static void event_keywords(exporter *x, provider_tables *t, const etl_event_info *e, char *out, size_t size)
+/* The bit each keyword name stands for. Names come in ascending mask order (what the parsers emit): a winmeta
+ * name takes its own bit, the others take the lowest set bits still free. Returns the bits used. */
+static uint64_t keyword_bits(const etl_event_info *e, uint64_t *bits)
+{
+    uint64_t mask = e->descriptor.keyword, used = 0;
+    for (uint32_t k = 0; k < e->keyword_name_count; k++) {
+        bits[k] = 0;
+        for (int bit = 48; bit < 56; bit++) {
+            const etl_winmeta_entry *w = etl_winmeta_find_value(ETL_WINMETA_KEYWORD, 1ull << bit);
+            if (w && w->display && e->keyword_names[k] && strcmp(w->display, e->keyword_names[k]) == 0 &&
+                (mask >> bit & 1) && !(used >> bit & 1))
+                bits[k] = 1ull << bit;
+        }
+        if (!bits[k]) {
+            uint64_t free_bits = mask & ~used;
+            if (!free_bits) continue;
+            bits[k] = free_bits & (~free_bits + 1);   /* lowest free bit */
+        }
+        used |= bits[k];
+    }
+    return used;
+}
+
+static uint64_t event_keywords(exporter *x, provider_tables *t, const etl_event_info *e, char *out, size_t size)
 {
     out[0] = '\0';
-    uint64_t mask = e->descriptor.keyword;
-    uint32_t k = 0;
+    uint64_t bits[64];
+    if (e->keyword_name_count > 64) return 0;
+    uint64_t used = keyword_bits(e, bits);
     size_t len = 0;
-    for (int bit = 0; bit < 64 && k < e->keyword_name_count; bit++) {
-        if (!(mask >> bit & 1)) continue;
-        item *it = items_find_or_add(x, &t->keywords, 1ull << bit, 0, e->keyword_names[k++], "kw");
-        if (!it) return;
+    for (uint32_t k = 0; k < e->keyword_name_count; k++) {
+        if (!bits[k]) continue;
+        item *it = items_find_or_add(x, &t->keywords, bits[k], 0, e->keyword_names[k], "kw");
+        if (!it) return used;
         const char *name = winmeta_name(ETL_WINMETA_KEYWORD, it->value, it->display);
         int w = snprintf(out + len, size - len, "%s%s", len ? " " : "", name ? name : it->name);
-        if (w < 0 || (size_t)w >= size - len) { out[len] = '\0'; return; }
+        if (w < 0 || (size_t)w >= size - len) { out[len] = '\0'; return used; }
         len += (size_t)w;
     }
+    return used;
 }
 
 /* Registries copy maps per event, so the same map arrives as many pointers: compare by content. */
@@ -197,7 +222,8 @@ static void write_fields(exporter *x, const etl_event_info *e, uint32_t first, u
             const char *in = etl_manifest_in_type_name(p->in_type);
             const char *out = etl_manifest_out_type_name(p->out_type);
             /* types without a manifest name (WBEM/TraceLogging-only) cannot be expressed: count them */
-            if (!in) { x->failed = x->failed ? x->failed : 2; in = "win:Binary"; }
+            /* WBEM-only types (>= 300) have no manifest name: written as the nearest manifest type */
+            if (!in) { x->approximated++; in = p->in_type == ETL_IN_WBEMSID ? "win:SID" : "win:Binary"; }
             attr(x, "inType", in);
             if (out) attr(x, "outType", out);
             if (p->map) {
@@ -208,10 +234,17 @@ static void write_fields(exporter *x, const etl_event_info *e, uint32_t first, u
         }
         if ((p->flags & ETL_PROP_PARAM_COUNT) && p->count < e->property_count && e->properties[p->count].name)
             attr(x, "count", e->properties[p->count].name);
-        else if (p->flags & ETL_PROP_PARAM_FIXED_COUNT) { snprintf(num, sizeof(num), "%u", p->count); attr(x, "count", num); }
+        else if ((p->flags & ETL_PROP_PARAM_FIXED_COUNT) || (!(p->flags & ETL_PROP_PARAM_COUNT) && p->count > 1)) {
+            /* TDH's older form: count > 1 without a flag is a fixed-size array too */
+            snprintf(num, sizeof(num), "%u", p->count);
+            attr(x, "count", num);
+        }
         if ((p->flags & ETL_PROP_PARAM_LENGTH) && p->length < e->property_count && e->properties[p->length].name)
             attr(x, "length", e->properties[p->length].name);
-        else if (p->flags & ETL_PROP_PARAM_FIXED_LENGTH) { snprintf(num, sizeof(num), "%u", p->length); attr(x, "length", num); }
+        else if ((p->flags & ETL_PROP_PARAM_FIXED_LENGTH) || (!(p->flags & ETL_PROP_PARAM_LENGTH) && p->length)) {
+            snprintf(num, sizeof(num), "%u", p->length);
+            attr(x, "length", num);
+        }
         if (is_struct && depth < 8) write_fields(x, e, p->struct_start, p->struct_count, depth + 1);
         end(x);
     }
@@ -290,7 +323,11 @@ static void write_tasks(exporter *x, const provider_tables *t)
 static int event_channel_slot(const etl_event_info *e);
 
 /* copies, not pointers: the tables grow (and move) while later events are visited */
-typedef struct event_refs { char level[64], task[64], opcode[64], channel[64], keywords[1024]; } event_refs;
+typedef struct event_refs {
+    char level[64], task[64], opcode[64], channel[64], keywords[1024];
+    int raw_task, raw_opcode, raw_level, raw_channel;   /* values without a name: etl: attributes */
+    uint64_t raw_keywords;
+} event_refs;
 
 static void set_ref(char *dst, const char *name) { snprintf(dst, 64, "%s", name); }
 
@@ -300,15 +337,19 @@ static void event_references(exporter *x, provider_tables *t, const etl_event_in
     const etl_event_descriptor *d = &e->descriptor;
     item *it;
     const char *w;
-    if (d->level || e->level_name) {
+    r->raw_level = d->level && !e->level_name;
+    r->raw_task = d->task && !e->task_name;
+    r->raw_opcode = d->opcode && !e->opcode_name;
+    r->raw_channel = d->channel && !e->channel_name;
+    if (e->level_name) {
         if ((w = winmeta_name(ETL_WINMETA_LEVEL, d->level, e->level_name))) set_ref(r->level, w);
         else if ((it = items_find_or_add(x, &t->levels, d->level, 0, e->level_name, "level"))) set_ref(r->level, it->name);
     }
-    if (d->task || e->task_name) {
+    if (e->task_name) {
         if ((w = winmeta_name(ETL_WINMETA_TASK, d->task, e->task_name))) set_ref(r->task, w);
         else if ((it = items_find_or_add(x, &t->tasks, d->task, 0, e->task_name, "task"))) set_ref(r->task, it->name);
     }
-    if (d->opcode || e->opcode_name) {
+    if (e->opcode_name) {
         if ((w = winmeta_name(ETL_WINMETA_OPCODE, d->opcode, e->opcode_name))) set_ref(r->opcode, w);
         else if ((it = items_find_or_add(x, &t->opcodes, d->opcode, d->task, e->opcode_name, "opcode")))
             set_ref(r->opcode, it->name);
@@ -316,19 +357,25 @@ static void event_references(exporter *x, provider_tables *t, const etl_event_in
     const etl_winmeta_entry *wc = etl_winmeta_find(ETL_WINMETA_CHANNEL, e->channel_name);
     if (wc && wc->value == d->channel && event_channel_slot(e) == 8) {
         set_ref(r->channel, wc->name);   /* a winmeta channel outside the list: no keyword bit */
-    } else if (d->channel || e->channel_name) {
+    } else if (e->channel_name) {
         if ((it = items_find_or_add(x, &t->channels, d->channel, 0, e->channel_name, "channel")))
             set_ref(r->channel, it->name);
     }
-    event_keywords(x, t, e, r->keywords, sizeof(r->keywords));
+    uint64_t used = event_keywords(x, t, e, r->keywords, sizeof(r->keywords));
+    /* bits neither a keyword name nor the channel explains */
+    uint64_t left = d->keyword & ~used;
+    int slot = e->channel_name ? event_channel_slot(e) : 8;
+    if (slot < 8) left &= ~(1ull << (63 - slot));   /* the channel list position gives it back */
+    r->raw_keywords = left;
 }
 
 /* Channels: an event of the n-th listed channel gets keyword bit 63-n on reading, so order the channels by
  * the bit their events carry (the bit left in the mask once the keyword names took the low bits). */
 static int event_channel_slot(const etl_event_info *e)
 {
-    uint64_t mask = e->descriptor.keyword;
-    for (uint32_t k = 0; k < e->keyword_name_count && mask; k++) mask &= mask - 1;
+    uint64_t bits[64];
+    if (e->keyword_name_count > 64) return 8;
+    uint64_t mask = e->descriptor.keyword & ~keyword_bits(e, bits);
     for (int bit = 63; bit >= 56; bit--)
         if (mask >> bit & 1) return 63 - bit;
     return 8;
@@ -430,6 +477,11 @@ static void write_provider(exporter *x, const etl_event_info *const *ev, size_t 
         if (refs[i].task[0]) attr(x, "task", refs[i].task);
         if (refs[i].opcode[0]) attr(x, "opcode", refs[i].opcode);
         if (refs[i].channel[0]) attr(x, "channel", refs[i].channel);
+        if (refs[i].raw_level) attr_u64(x, "etl:level", e->descriptor.level, 0);
+        if (refs[i].raw_task) attr_u64(x, "etl:task", e->descriptor.task, 0);
+        if (refs[i].raw_opcode) attr_u64(x, "etl:opcode", e->descriptor.opcode, 0);
+        if (refs[i].raw_channel) attr_u64(x, "etl:channel", e->descriptor.channel, 0);
+        if (refs[i].raw_keywords) attr_u64(x, "etl:keywords", refs[i].raw_keywords, 1);
         if (refs[i].keywords[0]) attr(x, "keywords", refs[i].keywords);
         if (e->property_count) {
             char tid[32];
@@ -461,10 +513,15 @@ int etl_manifest_write(const etl_event_info *const *events, size_t n, FILE *out,
     if (!ev) return etl_schema_fail(err, ETL_ERR_NOMEM, "-export", UINT64_MAX, "out of memory");
     memcpy(ev, events, n * sizeof(*ev));
     qsort(ev, n, sizeof(*ev), event_ptr_cmp);
-    /* one description per (provider, id, version): TraceLogging events share id 0, the first shape stays */
+    /* one description per (provider, id, version): TraceLogging events share id 0, the first shape stays.
+     * Classic (MOF/TMF) layouts are keyed by event-class GUID and have no manifest form. */
     size_t m = 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        if (!etl_guid_is_zero(&ev[i]->event_guid) || ev[i]->source == ETL_SOURCE_KERNEL_MOF ||
+            ev[i]->source == ETL_SOURCE_TMF)
+            continue;
         if (m == 0 || event_ptr_cmp(&ev[m - 1], &ev[i]) != 0) ev[m++] = ev[i];
+    }
     exporter x;
     memset(&x, 0, sizeof(x));
     xmlOutputBufferPtr buf = xmlOutputBufferCreateFile(out, NULL);
@@ -481,6 +538,7 @@ int etl_manifest_write(const etl_event_info *const *events, size_t n, FILE *out,
     attr(&x, "xmlns", EVENTS_NS);
     attr(&x, "xmlns:win", "http://manifests.microsoft.com/win/2004/08/windows/events");
     attr(&x, "xmlns:xs", "http://www.w3.org/2001/XMLSchema");
+    attr(&x, "xmlns:etl", ETL_MANIFEST_EXT_NS);
     start(&x, "instrumentation");
     start(&x, "events");
     for (size_t i = 0; i < m;) {
@@ -509,9 +567,9 @@ int etl_manifest_write(const etl_event_info *const *events, size_t n, FILE *out,
     xmlFreeTextWriter(x.w);   /* flushes and closes the output buffer (not the FILE) */
     free(x.strings);
     free(ev);
-    if (x.failed == 1) return etl_schema_fail(err, ETL_ERR_IO, "-export", UINT64_MAX, "writing the manifest failed");
-    if (x.failed == 2)
-        return etl_schema_fail(err, ETL_ERR_SCHEMA, "-export", UINT64_MAX,
-                               "some properties have types a manifest cannot express; written as win:Binary");
+    if (x.failed) return etl_schema_fail(err, ETL_ERR_IO, "-export", UINT64_MAX, "writing the manifest failed");
+    if (err && x.approximated)   /* not an error: reported in err->message with code ETL_OK */
+        snprintf(err->message, sizeof(err->message), "-export: %u properties with WBEM-only types written as the "
+                 "nearest manifest type", x.approximated);
     return ETL_OK;
 }

@@ -91,6 +91,8 @@ const char *etl_manifest_out_type_name(uint16_t out_type);
 /* ---- sources ------------------------------------------------------------------------------------------ */
 
 #define ETL_MANIFEST_MAX_BYTES ((size_t)64 << 20)
+/* Namespace of the attributes -export adds for descriptor values that have no name (docs/schemas.md). */
+#define ETL_MANIFEST_EXT_NS "urn:etlconv:manifest-extensions"
 
 /* XML instrumentation manifest → set. */
 int etl_manifest_parse(etl_schema_set *set, const char *xml, size_t length, const char *origin, etl_error *err);

@@ -2,36 +2,74 @@
  * RT_MESSAGETABLE or, on Vista+ split binaries, from the `.mui` next to it or in a language folder
  * (`en-US/foo.dll.mui` preferred). */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "schema/manifest_model.h"
 #include "schema/pe_resources.h"
 
-#define PE_MAX_BYTES ((size_t)256 << 20)
+#define PE_MAX_BYTES ((size_t)1 << 30)
 
-/* Message table of a .mui file, if one exists; *buf owns the file bytes. */
-static int open_mui(const char *mui_path, unsigned char **buf, etl_pe_image *pe, etl_message_table *table)
+/* Binaries are mapped, not read: a folder walk touches only the headers and resource tree of each file. */
+typedef struct mapped_file { const uint8_t *data; size_t size; } mapped_file;
+
+static int map_file(const char *path, mapped_file *m, etl_error *err)
 {
-    size_t size;
+    m->data = NULL;
+    m->size = 0;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return etl_schema_fail(err, ETL_ERR_IO, path, UINT64_MAX, "cannot open");
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return etl_schema_fail(err, ETL_ERR_IO, path, UINT64_MAX, "not a regular file");
+    }
+    if ((uint64_t)st.st_size > PE_MAX_BYTES) {
+        close(fd);
+        return etl_schema_fail(err, ETL_ERR_SCHEMA, path, UINT64_MAX, "file larger than %zu MiB refused",
+                               PE_MAX_BYTES >> 20);
+    }
+    if (st.st_size == 0) {
+        close(fd);
+        return etl_schema_fail(err, ETL_ERR_FORMAT, path, 0, "empty file");
+    }
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) return etl_schema_fail(err, ETL_ERR_IO, path, UINT64_MAX, "cannot map");
+    m->data = p;
+    m->size = (size_t)st.st_size;
+    return ETL_OK;
+}
+
+static void unmap_file(mapped_file *m)
+{
+    if (m->data) munmap((void *)m->data, m->size);
+    m->data = NULL;
+}
+
+/* Message table of a .mui file, if one exists; *buf maps the file. */
+static int open_mui(const char *mui_path, mapped_file *buf, etl_pe_image *pe, etl_message_table *table)
+{
     struct stat st;
     if (stat(mui_path, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
-    if (etl_schema_read_file(mui_path, PE_MAX_BYTES, buf, &size, NULL) != ETL_OK) return -1;
+    if (map_file(mui_path, buf, NULL) != ETL_OK) return -1;
     const uint8_t *data;
     size_t len;
-    if (etl_pe_open(pe, *buf, size, mui_path, NULL) != ETL_OK ||
+    if (etl_pe_open(pe, buf->data, buf->size, mui_path, NULL) != ETL_OK ||
         etl_pe_find_resource(pe, NULL, ETL_RT_MESSAGETABLE, &data, &len, NULL) != ETL_OK ||
         etl_message_table_open(table, data, len) != ETL_OK) {
-        free(*buf);
-        *buf = NULL;
+        unmap_file(buf);
         return -1;
     }
     return 0;
 }
 
-static int find_mui(const char *path, unsigned char **buf, etl_pe_image *pe, etl_message_table *table)
+static int find_mui(const char *path, mapped_file *buf, etl_pe_image *pe, etl_message_table *table)
 {
     char candidate[4096];
     const char *slash = strrchr(path, '/');
@@ -64,14 +102,13 @@ static int find_mui(const char *path, unsigned char **buf, etl_pe_image *pe, etl
 
 int etl_pe_schema_parse(etl_schema_set *set, const char *path, etl_error *err)
 {
-    unsigned char *file, *mui = NULL;
-    size_t size;
-    int rc = etl_schema_read_file(path, PE_MAX_BYTES, &file, &size, err);
+    mapped_file file, mui = {NULL, 0};
+    int rc = map_file(path, &file, err);
     if (rc != ETL_OK) return rc;
     etl_pe_image pe, mui_pe;
     const uint8_t *crim, *msgs;
     size_t crim_len, msgs_len;
-    rc = etl_pe_open(&pe, file, size, path, err);
+    rc = etl_pe_open(&pe, file.data, file.size, path, err);
     if (rc == ETL_OK) rc = etl_pe_find_resource(&pe, "WEVT_TEMPLATE", 0, &crim, &crim_len, err);
     if (rc == ETL_OK) {
         etl_message_table table;
@@ -80,7 +117,7 @@ int etl_pe_schema_parse(etl_schema_set *set, const char *path, etl_error *err)
         if (!have) have = find_mui(path, &mui, &mui_pe, &table) == 0;
         rc = etl_wevt_parse(set, crim, crim_len, have ? &table : NULL, path, err);
     }
-    free(mui);
-    free(file);
+    unmap_file(&mui);
+    unmap_file(&file);
     return rc;
 }

@@ -44,6 +44,8 @@ static inline int mx_is(const xmlNode *n, const char *local)
 
 /* Unqualified attribute value (NULL if absent or not plain text). */
 const char *mx_attr(const xmlNode *n, const char *name);
+/* Attribute in namespace `ns_uri` (NULL if absent). */
+const char *mx_attr_ns(const xmlNode *n, const char *ns_uri, const char *name);
 /* Decimal or 0x-hex unsigned number; 0 on success. */
 int mx_number(const char *text, uint64_t *out);
 /* "$(string.X)" → string-table text (arena); other text is returned as an arena copy; NULL stays NULL.

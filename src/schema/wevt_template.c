@@ -318,6 +318,9 @@ static int read_provider(wv *w, const etl_guid *guid, uint32_t off)
             const uint8_t *e = w->d + w->prva + LIST_HEADER + (size_t)i * ATTR_ENTRY;
             if (etl_le32(e) == PRVA_PROVIDER_NAME) sp->name = plain_string(w, etl_le32(e + 4));
         }
+    /* CRIM v3 has no provider name; Windows' own manifests use the provider's name as its display string
+     * (e.g. "Microsoft-Windows-Kernel-Process"), which is the best name available offline */
+    if (!sp->name) sp->name = sp->message;
     return read_events(w, sp);
 }
 

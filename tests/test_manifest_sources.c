@@ -1,0 +1,206 @@
+/* Schema sources through the registry: folder walk, PE binaries, the bundled manifest, $ETLCONV_SCHEMA_PATH,
+ * precedence between user-supplied and bundled schemas, and -export through the registry. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_manifest_compare.h"
+
+/* .NET runtime provider and its Runtime/Start event (ClrEtwAll.man: value 187 version 0) */
+#define CLR_GUID "{e13c0d23-ccbc-4e12-931b-d9cc2eee27e4}"
+
+static const etl_event_info *find(const etl_schema_registry *r, const char *guid, uint16_t id, uint8_t v)
+{
+    etl_guid g;
+    assert_int_equal(etl_guid_parse(guid, &g), 0);
+    return etl_schema_registry_find(r, ETL_KEY_MANIFEST, &g, id, v);
+}
+
+static void test_directory_walk(void **state)
+{
+    (void)state;
+    etl_schema_registry *r = etl_schema_registry_new();
+    etl_error err;
+    int rc = etl_schema_load_directory(r, "testdata/schemas/real-man", ETL_SOURCE_USER_MANIFEST, &err);
+    if (rc != ETL_OK) fail_msg("%s", err.message);
+    /* Kernel-Process ProcessStart v1 from SystemEvents.man; HttpService from HTTP_Server.man */
+    const etl_event_info *e = find(r, "{22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716}", 1, 1);
+    assert_non_null(e);
+    assert_int_equal(e->source, ETL_SOURCE_USER_MANIFEST);
+    assert_string_equal(e->provider_name, "Microsoft-Windows-Kernel-Process");
+    etl_guid http;
+    assert_int_equal(etl_guid_parse("{dd5ef90a-6398-47a4-ad34-4dcecdef795f}", &http), 0);
+    assert_string_equal(etl_schema_registry_provider_name(r, &http), "Microsoft-Windows-HttpService");
+    etl_schema_registry_free(r);
+
+    /* binaries: the synthetic DLLs load as compiled manifests */
+    r = etl_schema_registry_new();
+    rc = etl_schema_load_directory(r, "testdata/schemas/pe-wevt/synthetic-from-mc-testcases", ETL_SOURCE_USER_MANIFEST,
+                                   &err);
+    if (rc != ETL_OK) fail_msg("%s", err.message);
+    etl_guid wpf;
+    assert_int_equal(etl_guid_parse("{E13B77A8-14B6-11DE-8069-001B212B5009}", &wpf), 0);
+    assert_string_equal(etl_schema_registry_provider_name(r, &wpf), "Microsoft-Windows-WPF");
+    etl_schema_registry_free(r);
+
+    /* a missing folder, a file that is not a manifest */
+    r = etl_schema_registry_new();
+    assert_int_not_equal(etl_schema_load_directory(r, "testdata/schemas/no-such-folder", ETL_SOURCE_USER_MANIFEST,
+                                                   &err), ETL_OK);
+    assert_int_not_equal(etl_schema_load_path(r, "testdata/schemas/wevt-mc-testcases/LICENSE.txt",
+                                              ETL_SOURCE_USER_MANIFEST, &err), ETL_OK);
+    assert_non_null(strstr(err.message, "LICENSE.txt"));
+    etl_schema_registry_free(r);
+}
+
+static void test_pe_file(void **state)
+{
+    (void)state;
+    etl_schema_registry *r = etl_schema_registry_new();
+    etl_error err;
+    assert_int_equal(etl_schema_load_pe_file(r, "testdata/schemas/pe-wevt/synthetic-from-mc-testcases/wpf-etw.dll", &err),
+                     ETL_OK);
+    etl_guid wpf;
+    assert_int_equal(etl_guid_parse("{E13B77A8-14B6-11DE-8069-001B212B5009}", &wpf), 0);
+    int found = 0;
+    for (uint16_t id = 0; id < 2000 && !found; id++) {
+        const etl_event_info *e = etl_schema_registry_find(r, ETL_KEY_MANIFEST, &wpf, id, 0);
+        if (e) { found = 1; assert_int_equal(e->source, ETL_SOURCE_USER_WEVT); }
+    }
+    assert_true(found);
+    /* a PE without WEVT_TEMPLATE is an error when named explicitly */
+    assert_int_not_equal(etl_schema_load_pe_file(r, "testdata/schemas/pe-wevt/evtx_wevt_template_minimal_pe.bin", &err),
+                         ETL_OK);
+    etl_schema_registry_free(r);
+}
+
+static const char user_clr[] =
+    "<instrumentationManifest xmlns=\"http://schemas.microsoft.com/win/2004/08/events\"><instrumentation><events>"
+    "<provider name=\"Microsoft-Windows-DotNETRuntime\" guid=\"" CLR_GUID "\">"
+    "<events><event value=\"187\" version=\"0\" message=\"user supplied\"/></events>"
+    "</provider></events></instrumentation></instrumentationManifest>";
+
+/* docs/schemas.md "Precedence": user-supplied beats bundled whatever the loading order. */
+static void test_bundled_and_precedence(void **state)
+{
+    (void)state;
+    etl_error err;
+    unsetenv("ETLCONV_SCHEMA_PATH");
+    etl_schema_registry *r = etl_schema_registry_new();
+    assert_int_equal(etl_schema_load_bundled(r, &err), ETL_OK);
+    const etl_event_info *e = find(r, CLR_GUID, 187, 0);
+    assert_non_null(e);
+    assert_int_equal(e->source, ETL_SOURCE_BUNDLED);
+    assert_string_equal(e->task_name, "Runtime");
+    assert_int_equal(etl_schema_load_manifest_memory(r, user_clr, sizeof(user_clr) - 1, "user.man",
+                                                     ETL_SOURCE_USER_MANIFEST, &err), ETL_OK);
+    e = find(r, CLR_GUID, 187, 0);
+    assert_int_equal(e->source, ETL_SOURCE_USER_MANIFEST);
+    assert_string_equal(e->message, "user supplied");
+    etl_schema_registry_free(r);
+
+    r = etl_schema_registry_new();
+    assert_int_equal(etl_schema_load_manifest_memory(r, user_clr, sizeof(user_clr) - 1, "user.man",
+                                                     ETL_SOURCE_USER_MANIFEST, &err), ETL_OK);
+    assert_int_equal(etl_schema_load_bundled(r, &err), ETL_OK);
+    e = find(r, CLR_GUID, 187, 0);
+    assert_string_equal(e->message, "user supplied");
+    /* other CLR events still come from the bundled manifest (GC/Start is value 1) */
+    e = find(r, CLR_GUID, 1, 0);
+    assert_non_null(e);
+    assert_int_equal(e->source, ETL_SOURCE_BUNDLED);
+    etl_schema_registry_free(r);
+
+    /* $ETLCONV_SCHEMA_PATH entries are user-supplied */
+    char dir[] = "/tmp/etl_schema_path_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof(path), "%s/clr.man", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(user_clr, f);
+    fclose(f);
+    char env[600];
+    snprintf(env, sizeof(env), "/nonexistent-etlconv:%s", dir);
+    setenv("ETLCONV_SCHEMA_PATH", env, 1);
+    r = etl_schema_registry_new();
+    assert_int_not_equal(etl_schema_load_bundled(r, &err), ETL_OK);   /* the missing entry is reported */
+    assert_non_null(strstr(err.message, "nonexistent-etlconv"));
+    e = find(r, CLR_GUID, 187, 0);
+    assert_non_null(e);
+    assert_int_equal(e->source, ETL_SOURCE_USER_MANIFEST);
+    etl_schema_registry_free(r);
+    unsetenv("ETLCONV_SCHEMA_PATH");
+    unlink(path);
+    rmdir(dir);
+}
+
+typedef struct collected { const etl_event_info *v[2048]; size_t n; } collected;
+static int collect(const etl_event_info *info, etl_schema_key_kind key, void *ctx)
+{
+    collected *c = ctx;
+    if (key == ETL_KEY_MANIFEST && c->n < 2048) c->v[c->n++] = info;
+    return 0;
+}
+
+/* -export through the registry, then -import into a fresh registry: every description is found again with the
+ * same content. */
+static void test_export_import_registry(void **state)
+{
+    (void)state;
+    etl_error err;
+    etl_schema_registry *a = etl_schema_registry_new();
+    assert_int_equal(etl_schema_load_manifest_file(a, "testdata/schemas/real-man/perfview/ClrEtwAll.man",
+                                                   ETL_SOURCE_BUNDLED, &err), ETL_OK);
+    assert_int_equal(etl_schema_load_pe_file(a, "testdata/schemas/pe-wevt/synthetic-from-mc-testcases/Large.dll", &err),
+                     ETL_OK);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_int_equal(etl_schema_export_manifest(a, NULL, 0, out, &err), ETL_OK);
+    fclose(out);
+    etl_schema_registry *b = etl_schema_registry_new();
+    assert_int_equal(etl_schema_load_manifest_memory(b, text, len, "exported.man", ETL_SOURCE_USER_MANIFEST, &err),
+                     ETL_OK);
+    collected *ca = calloc(1, sizeof(*ca));
+    etl_schema_registry_visit(a, collect, ca);
+    assert_true(ca->n > 384);
+    for (size_t i = 0; i < ca->n; i++) {
+        const etl_event_info *x = ca->v[i];
+        const etl_event_info *y = etl_schema_registry_find(b, ETL_KEY_MANIFEST, &x->provider_guid, x->descriptor.id,
+                                                           x->descriptor.version);
+        assert_non_null(y);
+        assert_int_equal(y->descriptor.version, x->descriptor.version);
+        assert_int_equal(compare_event(x, y, 0), 0);
+    }
+    /* one provider only */
+    etl_guid clr;
+    assert_int_equal(etl_guid_parse(CLR_GUID, &clr), 0);
+    free(text);
+    text = NULL;
+    out = open_memstream(&text, &len);
+    assert_int_equal(etl_schema_export_manifest(a, &clr, 1, out, &err), ETL_OK);
+    fclose(out);
+    assert_non_null(strstr(text, "Microsoft-Windows-DotNETRuntime\""));
+    assert_null(strstr(text, "Microsoft-Windows-DotNETRuntimeRundown"));
+    free(text);
+    free(ca);
+    etl_schema_registry_free(a);
+    etl_schema_registry_free(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_directory_walk),
+        cmocka_unit_test(test_pe_file),
+        cmocka_unit_test(test_bundled_and_precedence),
+        cmocka_unit_test(test_export_import_registry),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
