@@ -25,21 +25,21 @@ typedef struct xml_state {
     etl_writer_options options;
     fmt_clock clock;
     xmlDocPtr doc;          /* carries encoding "UTF-8" so the serializer keeps non-ASCII text as is */
-    xmlBufferPtr out;       /* one event, flushed to the sink after each event */
-    fmt_buf clean;      /* scratch: text with forbidden characters replaced */
-    int failed;
+    fmt_buf out;            /* one event, flushed to the sink after each event */
+    fmt_buf clean;          /* scratch: text with forbidden characters replaced */
+    xmlBufferPtr escaped;   /* scratch: libxml2's escaping of `clean` */
 } xml_state;
 
 static void put(xml_state *st, const char *text)
 {
-    if (xmlBufferAdd(st->out, (const xmlChar *)text, (int)strlen(text)) != 0) st->failed = 1;
+    fmt_buf_puts(&st->out, text);
 }
 
 static void put_indent(xml_state *st, int depth)
 {
     static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
     if (depth > (int)sizeof tabs - 1) depth = (int)sizeof tabs - 1;
-    if (xmlBufferAdd(st->out, (const xmlChar *)tabs, depth) != 0) st->failed = 1;
+    fmt_buf_append(&st->out, tabs, (size_t)depth);
 }
 
 static int xml_allowed(uint32_t cp)
@@ -57,23 +57,32 @@ static void put_text(xml_state *st, const char *text)
     size_t n = 0;
     while (s[n] >= 0x20 && s[n] < 0x7F && s[n] != '&' && s[n] != '<' && s[n] != '>' && s[n] != '"') n++;
     if (s[n] == '\0') {
-        if (n && xmlBufferAdd(st->out, s, (int)n) != 0) st->failed = 1;
+        fmt_buf_append(&st->out, text, n);
         return;
     }
     n += strlen(text + n);
     fmt_buf_reset(&st->clean);
     for (size_t i = 0; i < n;) {
+        size_t run = 0;  /* allowed ASCII is copied in blocks */
+        while (i + run < n && ((s[i + run] >= 0x20 && s[i + run] < 0x80) || s[i + run] == '\t' ||
+                               s[i + run] == '\n' || s[i + run] == '\r'))
+            run++;
+        fmt_buf_append(&st->clean, text + i, run);
+        i += run;
+        if (i >= n) break;
         uint32_t cp;
         size_t used = fmt_utf8_decode(s + i, n - i, &cp);
         if (!xml_allowed(cp)) cp = 0xFFFD;
         if (cp == 0xFFFD)
             fmt_buf_put_codepoint(&st->clean, cp);
         else
-            fmt_buf_append(&st->clean, (const char *)s + i, used);
+            fmt_buf_append(&st->clean, text + i, used);
         i += used;
     }
-    if (st->clean.failed) st->failed = 1;
-    xmlAttrSerializeTxtContent(st->out, st->doc, NULL, (const xmlChar *)fmt_buf_cstr(&st->clean));
+    xmlBufferEmpty(st->escaped);
+    xmlAttrSerializeTxtContent(st->escaped, st->doc, NULL, (const xmlChar *)fmt_buf_cstr(&st->clean));
+    fmt_buf_append(&st->out, (const char *)xmlBufferContent(st->escaped), (size_t)xmlBufferLength(st->escaped));
+    if (st->clean.failed) st->out.failed = 1;
 }
 
 /* <name>text</name> on its own line. */
@@ -108,18 +117,7 @@ static void put_number_attribute(xml_state *st, const char *name, uint64_t value
 
 static void put_hex(xml_state *st, const uint8_t *bytes, size_t length)
 {
-    static const char digits[] = "0123456789ABCDEF";
-    char chunk[256];
-    size_t k = 0;
-    for (size_t i = 0; i < length; i++) {
-        chunk[k++] = digits[bytes[i] >> 4];
-        chunk[k++] = digits[bytes[i] & 0xF];
-        if (k == sizeof chunk) {
-            if (xmlBufferAdd(st->out, (const xmlChar *)chunk, (int)k) != 0) st->failed = 1;
-            k = 0;
-        }
-    }
-    if (k && xmlBufferAdd(st->out, (const xmlChar *)chunk, (int)k) != 0) st->failed = 1;
+    fmt_buf_put_hex(&st->out, bytes, length, 1);
 }
 
 static void write_system(xml_state *st, const etl_decoded_event *ev)
@@ -306,12 +304,7 @@ static void write_rendering(xml_state *st, const etl_decoded_event *ev)
 
 static int flush(xml_state *st)
 {
-    int rc = st->failed ? -1 : 0;
-    size_t n = (size_t)xmlBufferLength(st->out);
-    if (rc == 0 && n && st->sink.write(st->sink.ctx, xmlBufferContent(st->out), n) != 0) rc = -1;
-    xmlBufferEmpty(st->out);
-    if (rc) st->failed = 1;
-    return rc;
+    return fmt_buf_flush(&st->out, &st->sink);
 }
 
 static int xml_event(void *state, const etl_decoded_event *ev)
@@ -351,8 +344,9 @@ static void xml_destroy(void *state)
 {
     xml_state *st = state;
     if (!st) return;
-    if (st->out) xmlBufferFree(st->out);
+    if (st->escaped) xmlBufferFree(st->escaped);
     if (st->doc) xmlFreeDoc(st->doc);
+    fmt_buf_free(&st->out);
     fmt_buf_free(&st->clean);
     free(st);
 }
@@ -364,11 +358,12 @@ static void *xml_create(const etl_sink *sink, const etl_writer_options *options)
     st->sink = *sink;
     st->options = *options;
     st->clock.local = options->local_time;
+    fmt_buf_init(&st->out);
     fmt_buf_init(&st->clean);
     st->doc = xmlNewDoc((const xmlChar *)"1.0");
-    st->out = xmlBufferCreate();
+    st->escaped = xmlBufferCreate();
     if (st->doc) st->doc->encoding = xmlStrdup((const xmlChar *)"UTF-8");
-    if (!st->doc || !st->doc->encoding || !st->out) {
+    if (!st->doc || !st->doc->encoding || !st->escaped) {
         xml_destroy(st);
         return NULL;
     }

@@ -54,6 +54,8 @@ if [ -e /dev/full ]; then
   $ETLCONV $P > /dev/full 2> "$T/err"; check $? 2 "write error on stdout (disk full): exit 2"
   grep -q "write failed" "$T/err"; ok $? "write error is reported"
 fi
+$ETLCONV $P -o /dev/null; check $? 0 "-o /dev/null (a device is written directly, without -y)"
+$ETLCONV $P -o /dev/stdout | cmp -s - "$T/readme.xml"; ok $? "-o /dev/stdout"
 # interrupted run: a signal while the temporary file exists must not leave it behind
 $ETLCONV testdata/etwanalyzer/TraceLoggingTester.etl.gz -o "$T/out/big.xml" -q & pid=$!
 sleep 0.2; kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null
