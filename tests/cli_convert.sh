@@ -123,6 +123,10 @@ head -c 3000 "$T/plain.etl" > "$T/truncated.etl"
 $ETLCONV "$T/truncated.etl" > "$T/trunc.xml" 2> "$T/err"; rc=$?
 [ $rc = 1 ] || [ $rc = 2 ]; ok $? "truncated file: exit 1 or 2 (got $rc)"
 grep -q "truncated.etl: offset 0x" "$T/err"; ok $? "truncated file: message names file and byte offset"
+gzip -dc testdata/perfview/net.4.5.2.x86.etl.gz | head -c 2000000 > "$T/head.etl"
+head -c 1000000 /dev/zero | tr '\0' '\377' | cat "$T/head.etl" - > "$T/garbage-tail.etl"
+$ETLCONV "$T/garbage-tail.etl" > "$T/garbage-tail.xml" 2> "$T/err"; check $? 1 "corrupt tail: converted with warnings (exit 1)"
+grep -q "garbage-tail.etl: offset 0x" "$T/err"; ok $? "corrupt tail: message names file and byte offset"
 printf 'this is not an etl file, just text padding padding padding padding padding padding\n' > "$T/junk.etl"
 $ETLCONV "$T/junk.etl" 2> "$T/err"; check $? 2 "not an ETL file: exit 2"
 grep -q "junk.etl" "$T/err"; ok $? "not an ETL file: message names the file"
@@ -143,6 +147,18 @@ $ETLCONV testdata/perfview/net.4.5.2.x86.etl.gz -of xml --progress > /dev/null 2
 grep -q '%.*events/s.*ETA' "$T/progress"; ok $? "--progress draws percent, events/s and ETA on stderr"
 $ETLCONV testdata/perfview/net.4.5.2.x86.etl.gz -of table > /dev/null 2> "$T/progress"
 check "$(wc -c < "$T/progress")" 0 "no progress bar when stderr is not a terminal"
+
+# --- every XML document this script produced is well-formed ------------------------------------------------
+bad=""
+for f in "$T"/*.xml "$T"/out/*.xml "$T"/batch/*.xml; do
+  [ -s "$f" ] || continue
+  xmllint --noout "$f" 2>/dev/null || bad="$bad $(basename "$f")"
+done
+for f in "$T"/out/*.xml.gz; do gzip -dc "$f" | xmllint --noout - 2>/dev/null || bad="$bad $(basename "$f")"; done
+for opt in --local -rts -lr "--provider d3dd3dd4-aac2-4e2a-8dd4-a8fb61b77615" "--from 1"; do
+  $ETLCONV $P $opt | xmllint --noout - 2>/dev/null || bad="$bad [$opt]"
+done
+check "$bad" "" "every XML output parses with libxml2 (xmllint)"
 
 # --- the man page documents every option --help lists -----------------------------------------------------
 man_text=$(sed 's/\\-/-/g' src/cli/etlconv.1)
