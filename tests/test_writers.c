@@ -617,6 +617,22 @@ static void test_summary(void **state)
     assert_non_null(strstr(out, "|         2    Process      Start             3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c|\n"));
     assert_non_null(strstr(out, "|         1    Unknown                        f10521c0-ffa9-4698-a49e-f00dadc2046e|\n"));
     free(out);
+
+    /* TraceLogging events of one provider all have id/task/opcode 0: one row per event name */
+    fixture tl[3];
+    for (int i = 0; i < 3; i++) {
+        make_manifest_event(&tl[i]);
+        tl[i].record.header.descriptor = (etl_event_descriptor){0};
+        tl[i].event.source = ETL_SOURCE_TRACELOGGING;
+        tl[i].event.task_name = NULL;
+        tl[i].event.opcode_name = NULL;
+        tl[i].info.event_name = i == 1 ? "AmsiScript" : "AmsiFile";
+    }
+    etl_decoded_event tl_events[3] = {tl[0].event, tl[1].event, tl[2].event};
+    out = run_writer("summary", NULL, tl_events, 3);
+    assert_non_null(strstr(out, "|         2    AmsiFile                       0745b9d3-bc9a-4c33-953c-77de89336b0d|\n"));
+    assert_non_null(strstr(out, "|         1    AmsiScript                     0745b9d3-bc9a-4c33-953c-77de89336b0d|\n"));
+    free(out);
 }
 
 static void test_registry(void **state)
