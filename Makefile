@@ -8,10 +8,12 @@ DESTDIR   ?=
 PKGS      := libxml-2.0 zlib
 OPTFLAGS  ?= -O2 -g
 WARNFLAGS := -std=c11 -Wall -Wextra -Werror
-DEPCFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-DEPLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv
-CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
-CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+# Recursive (=) so they are looked up when used, not when the Makefile is read: `make` then works in the
+# same run that installed the packages (tests/ensure_deps.sh).
+DEPCFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+DEPLIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv
+CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS   = $(or $(shell pkg-config --libs cmocka 2>/dev/null),-lcmocka)
 DATADIR   := $(PREFIX)/share/etlconv
 CPPFLAGS  += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -Isrc \
              -DETL_BUNDLED_SCHEMA_DIR='"$(DATADIR)/schemas"'

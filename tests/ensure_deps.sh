@@ -4,7 +4,7 @@
 PKGS="build-essential pkg-config libxml2-dev libcsv-dev zlib1g-dev libcmocka-dev libxml2-utils"
 missing=""
 have_header() { printf '#include <%s>\n' "$1" | ${CC:-cc} -E $(pkg-config --cflags libxml-2.0 2>/dev/null) -x c - >/dev/null 2>&1; }
-command -v cc >/dev/null 2>&1 || missing="$missing build-essential"
+{ command -v cc && command -v make; } >/dev/null 2>&1 || missing="$missing build-essential"
 command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
 have_header libxml/parser.h || missing="$missing libxml2-dev"
 have_header csv.h || missing="$missing libcsv-dev"

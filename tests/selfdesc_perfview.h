@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "etl/etl_schema.h"
+#include "selfdesc_records.h"
 
 #define PV_MAX_LINES 160
 
@@ -23,7 +24,6 @@ typedef struct pv_line {
 typedef int (*pv_skip_fn)(const char *key, const char *field);
 
 typedef struct pv_compare {
-    etl_decoder *decoder;
     pv_skip_fn skip_field;
     pv_line lines[PV_MAX_LINES];
     size_t line_count;
@@ -95,18 +95,16 @@ static int pv_same_value(const char *perfview, const char *ours)
     return strcmp(p, o) == 0;
 }
 
-static int pv_on_record(const etl_event_record *r, void *vctx)
+static void pv_on_event(const etl_decoded_event *ev, void *vctx)
 {
     pv_compare *c = vctx;
-    const etl_decoded_event *ev = NULL;
-    assert_int_equal(etl_decode_event(c->decoder, r, &ev), ETL_OK);
-    if (ev->source == ETL_SOURCE_NONE) return 0;
+    if (ev->source == ETL_SOURCE_NONE) return;
     char key[160];
     snprintf(key, sizeof key, "%.70s/%.80s", ev->provider_name, ev->event_name);
     pv_line *b = NULL;
     for (size_t i = 0; i < c->line_count && !b; i++)
         if (!c->lines[i].used && strcmp(c->lines[i].key, key) == 0) b = &c->lines[i];
-    if (!b) return 0; /* beyond PerfView's first five of this key, or a provider not compared */
+    if (!b) return; /* beyond PerfView's first five of this key, or a provider not compared */
     b->used = 1;
     char fields[640];
     memcpy(fields, b->fields, sizeof fields);
@@ -128,7 +126,6 @@ static int pv_on_record(const etl_event_record *r, void *vctx)
             snprintf(c->first_mismatch, sizeof c->first_mismatch, "%s %s: PerfView '%.60s', ours '%.60s'", key,
                      item, eq + 1, value ? value : "(missing)");
     }
-    return 0;
 }
 
 /* Decodes `etl` and compares it with the baseline lines of `providers` (prefixes "Provider/"); fails the test
@@ -141,15 +138,7 @@ static pv_compare *pv_compare_trace(const char *etl, const char *baseline, const
     c.skip_field = skip_field;
     pv_load_baseline(&c, baseline, providers, n);
     assert_true(c.line_count > 0);
-    etl_trace *trace = NULL;
-    etl_error err;
-    assert_int_equal(etl_open(&trace, &etl, 1, NULL, &err), ETL_OK);
-    etl_schema_registry *registry = etl_schema_registry_new();
-    c.decoder = etl_decoder_new(registry, trace);
-    assert_int_equal(etl_process(trace, pv_on_record, &c), ETL_OK);
-    etl_decoder_free(c.decoder);
-    etl_schema_registry_free(registry);
-    etl_close(trace);
+    assert_int_equal(sd_decode_trace(etl, pv_on_event, &c), 0);
     for (size_t i = 0; i < c.line_count; i++)
         if (!c.lines[i].used) fail_msg("no decoded event for baseline line %zu: %s", i, c.lines[i].key);
     if (c.mismatched) fail_msg("%ld of %ld values differ; first: %s", c.mismatched, c.compared, c.first_mismatch);

@@ -594,24 +594,20 @@ static void test_net452_embedded_providers(void **state)
 /* ---- the whole corpus through the decoder ------------------------------------------------------------- */
 
 typedef struct corpus_ctx {
-    etl_decoder *decoder;
     long by_source[ETL_SOURCE_COUNT];
     long errors;
     char first_error[300];
 } corpus_ctx;
 
-static int on_corpus_record(const etl_event_record *r, void *vctx)
+static void on_corpus_event(const etl_decoded_event *ev, void *vctx)
 {
     corpus_ctx *c = vctx;
-    const etl_decoded_event *ev = NULL;
-    assert_int_equal(etl_decode_event(c->decoder, r, &ev), ETL_OK);
     if (ev->source != ETL_SOURCE_TRACELOGGING && ev->source != ETL_SOURCE_EVENTSOURCE &&
         ev->source != ETL_SOURCE_EMBEDDED_TDH)
-        return 0;
+        return;
     c->by_source[ev->source]++;
     if (ev->status != ETL_DECODE_OK && !c->errors++)
         snprintf(c->first_error, sizeof c->first_error, "%s", ev->error ? ev->error : "?");
-    return 0;
 }
 
 /* Every event of the corpus that a self-describing source decodes (TraceLogging metadata, EventSource
@@ -636,18 +632,9 @@ static void test_corpus_self_describing_decode_errors(void **state)
     for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
         char path[200];
         snprintf(path, sizeof path, "testdata/%s.etl.gz", traces[i].name);
-        const char *p = path;
         static corpus_ctx c;
         memset(&c, 0, sizeof c);
-        etl_trace *trace = NULL;
-        etl_error err;
-        assert_int_equal(etl_open(&trace, &p, 1, NULL, &err), ETL_OK);
-        etl_schema_registry *registry = etl_schema_registry_new();
-        c.decoder = etl_decoder_new(registry, trace);
-        assert_int_equal(etl_process(trace, on_corpus_record, &c), ETL_OK);
-        etl_decoder_free(c.decoder);
-        etl_schema_registry_free(registry);
-        etl_close(trace);
+        assert_int_equal(sd_decode_trace(path, on_corpus_event, &c), 0);
         print_message("%-45s tracelogging %6ld  eventsource %4ld  embedded %6ld  errors %ld\n", traces[i].name,
                       c.by_source[ETL_SOURCE_TRACELOGGING], c.by_source[ETL_SOURCE_EVENTSOURCE],
                       c.by_source[ETL_SOURCE_EMBEDDED_TDH], c.errors);

@@ -422,7 +422,7 @@ typedef struct trace_ctx {
     char first_fields[16][32];
     uint32_t first_count;
     long level3;              /* events at level 3 */
-    long tester_checked;      /* TraceLoggingTester: events whose values were checked */
+    long tester_checked;      /* TraceLoggingTester: events of its EventSource */
     char first_members[4][32];  /* first event: members of its first property when it is a struct */
     uint16_t first_member_types[4];
     uint32_t first_struct_count;
@@ -430,7 +430,6 @@ typedef struct trace_ctx {
     size_t first_payload_length;
     uint8_t payloads[5][96];    /* first five payloads (truncated to 96 bytes) */
     size_t payload_lengths[5];
-    const char *tester_failure;
 } trace_ctx;
 
 static uint64_t le_n(const uint8_t *p, size_t n)
@@ -438,85 +437,6 @@ static uint64_t le_n(const uint8_t *p, size_t n)
     uint64_t v = 0;
     for (size_t i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
     return v;
-}
-
-/* EXPECTED.md §5.1: seven events per iteration i = 0..9, in order, with these fields and values. */
-static const char *check_tester_event(const etl_event_info *info, const etl_event_record *r, long index)
-{
-    static const char *const names[7] = {"MarkString", "MarkStringInteger",
-                                         "MarkBoolByteCharDoubleInt16Int32Int64SByteUInt16UInt32UInt64",
-                                         "WriteIntList", "WriteDateTime", "WriteTimeSpan", "WriteGuid"};
-    long i = index / 7, k = index % 7;
-    if (strcmp(info->event_name, names[k]) != 0) return "event name out of order";
-    const uint8_t *p = r->user_data;
-    size_t n = r->user_data_length;
-    switch (k) {
-    case 0: case 1: {
-        static const char hello0[] = "Hello, ETW!", hello1[] = "Hello, ETW with number";
-        const char *want = k == 0 ? hello0 : hello1;
-        size_t wl = strlen(want);
-        if (info->top_level_count != (k == 0 ? 1u : 2u)) return "field count";
-        if (strcmp(info->properties[0].name, "input") != 0 || info->properties[0].in_type != ETL_IN_UNICODESTRING)
-            return "input field";
-        if (n < 2 * wl + 2) return "input too short";
-        for (size_t c = 0; c < wl; c++)
-            if (p[2 * c] != (uint8_t)want[c] || p[2 * c + 1] != 0) return "input value";
-        if (k == 1) {
-            if (strcmp(info->properties[1].name, "number1") != 0 || info->properties[1].in_type != ETL_IN_INT32)
-                return "number1 field";
-            if (n != 2 * wl + 2 + 4 || le_n(p + 2 * wl + 2, 4) != 42) return "number1 value";
-        }
-        return NULL;
-    }
-    case 2: {
-        static const struct { const char *name; uint16_t in; uint16_t out; size_t size; uint64_t value; } f[] = {
-            {"boolean", ETL_IN_UINT8, ETL_OUT_BOOLEAN, 1, 1}, {"b", ETL_IN_UINT8, 0, 1, 0},
-            {"c", ETL_IN_UINT16, ETL_OUT_STRING, 2, 'A'}, {"d", ETL_IN_DOUBLE, 0, 8, 0},
-            {"i16", ETL_IN_INT16, 0, 2, 0x8000}, {"i32", ETL_IN_INT32, 0, 4, 0x7FFFFFFF},
-            {"i64", ETL_IN_INT64, 0, 8, 0x7FFFFFFFFFFFFFFFull}, {"sb", ETL_IN_INT8, 0, 1, 0x80},
-            {"u16", ETL_IN_UINT16, 0, 2, 0xFFFF}, {"u32", ETL_IN_UINT32, 0, 4, 0xFFFFFFFFull},
-            {"u64", ETL_IN_UINT64, 0, 8, UINT64_MAX}};
-        if (info->top_level_count != 11) return "field count";
-        size_t off = 0;
-        for (int j = 0; j < 11; j++) {
-            const etl_property_info *pr = &info->properties[j];
-            if (strcmp(pr->name, f[j].name) != 0 || pr->in_type != f[j].in || pr->out_type != f[j].out)
-                return "field name/type";
-            if (off + f[j].size > n) return "payload too short";
-            uint64_t v = le_n(p + off, f[j].size);
-            if (j == 1 ? v != (uint64_t)i : j == 3 ? 0 : v != f[j].value) return "field value";
-            if (j == 3) {
-                double d;
-                memcpy(&d, &v, sizeof d);
-                if (d != 3.14) return "double value";
-            }
-            off += f[j].size;
-        }
-        return off == n ? NULL : "payload length";
-    }
-    case 3:
-        if (strcmp(info->properties[0].name, "numbers") != 0 || info->properties[0].in_type != ETL_IN_INT32 ||
-            !(info->properties[0].flags & ETL_PROP_INLINE_COUNT))
-            return "numbers field";
-        if (n != 2 + 16 || le_n(p, 2) != 4 || le_n(p + 2, 4) != (uint64_t)i || le_n(p + 6, 4) != 2 ||
-            le_n(p + 10, 4) != 3 || le_n(p + 14, 4) != 4)
-            return "numbers value";
-        return NULL;
-    case 4: /* 2000-01-01T00:00:00Z as FILETIME */
-        if (strcmp(info->properties[0].name, "dateTime") != 0 || info->properties[0].in_type != ETL_IN_FILETIME)
-            return "dateTime field";
-        return n == 8 && le_n(p, 8) == 125911584000000000ull ? NULL : "dateTime value";
-    case 5:
-        if (strcmp(info->properties[0].name, "timeSpan") != 0 || info->properties[0].in_type != ETL_IN_INT64)
-            return "timeSpan field";
-        return n == 8 && le_n(p, 8) == 420000000ull ? NULL : "timeSpan value";
-    default: {
-        static const uint8_t one[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
-        if (strcmp(info->properties[0].name, "guid") != 0 || info->properties[0].in_type != ETL_IN_GUID)
-            return "guid field";
-        return n == 16 && memcmp(p, one, 16) == 0 ? NULL : "guid value";
-    }
-    }
 }
 
 static int on_tl_record(const etl_event_record *r, void *vctx)
@@ -553,11 +473,7 @@ static int on_tl_record(const etl_event_record *r, void *vctx)
     }
     walk w;
     if (walk_payload(info, r, &w) != (long)r->user_data_length) c->not_consumed++;
-    if (info->provider_name && strcmp(info->provider_name, "CSharpTraceLoggingEventSource") == 0) {
-        const char *why = check_tester_event(info, r, c->tester_checked);
-        if (why && !c->tester_failure) c->tester_failure = why;
-        c->tester_checked++;
-    }
+    if (info->provider_name && strcmp(info->provider_name, "CSharpTraceLoggingEventSource") == 0) c->tester_checked++;
     c->events++;
     return 0;
 }
@@ -651,12 +567,15 @@ static void test_waasmedic(void **state)
 static void test_tracelogging_tester(void **state)
 {
     (void)state;
-    /* EXPECTED.md §5.1: 70 events of CSharpTraceLoggingEventSource with known names, fields and values. */
+    /* EXPECTED.md §5.1: 70 events of CSharpTraceLoggingEventSource (values: test_rendered_tracelogging_tester). */
     trace_ctx *c = run_trace("testdata/etwanalyzer/TraceLoggingTester.etl.gz");
     assert_int_equal(c->errors, 0);
     assert_int_equal(c->not_consumed, 0);
     assert_int_equal(c->tester_checked, 70);
-    if (c->tester_failure) fail_msg("TraceLoggingTester: %s", c->tester_failure);
+    static const char *const names[7] = {"MarkString", "MarkStringInteger",
+                                         "MarkBoolByteCharDoubleInt16Int32Int64SByteUInt16UInt32UInt64",
+                                         "WriteIntList", "WriteDateTime", "WriteTimeSpan", "WriteGuid"};
+    for (int i = 0; i < 70; i++) assert_string_equal(c->names[i], names[i % 7]);
 }
 
 static void test_self_describing_single_event(void **state)
@@ -742,20 +661,17 @@ static void test_corpus_payloads_consumed(void **state)
 #define MAX_LINES 80
 
 typedef struct decoded_trace {
-    etl_decoder *decoder;
     char lines[MAX_LINES][512];   /* "Event: name=value; name{ ... }" of TraceLogging events, in order */
     long count;
     long errors;
 } decoded_trace;
 
-static int on_decode(const etl_event_record *r, void *vctx)
+static void on_decode(const etl_decoded_event *ev, void *vctx)
 {
     decoded_trace *d = vctx;
-    const etl_decoded_event *ev = NULL;
-    assert_int_equal(etl_decode_event(d->decoder, r, &ev), ETL_OK);
-    if (ev->source != ETL_SOURCE_TRACELOGGING) return 0;
+    if (ev->source != ETL_SOURCE_TRACELOGGING) return;
     if (ev->status != ETL_DECODE_OK) d->errors++;
-    if (d->count >= MAX_LINES) return 0;
+    if (d->count >= MAX_LINES) return;
     char *line = d->lines[d->count++];
     size_t cap = sizeof d->lines[0], n = (size_t)snprintf(line, cap, "%s:", ev->event_name);
     for (size_t i = 0; i < ev->field_count && n < cap; i++) {
@@ -766,23 +682,13 @@ static int on_decode(const etl_event_record *r, void *vctx)
         else
             n += (size_t)snprintf(line + n, cap - n, " }");
     }
-    return 0;
 }
 
 static decoded_trace *decode_trace(const char *path)
 {
     static decoded_trace d;
     memset(&d, 0, sizeof d);
-    etl_trace *trace = NULL;
-    etl_error err;
-    assert_int_equal(etl_open(&trace, &path, 1, NULL, &err), ETL_OK);
-    etl_schema_registry *registry = etl_schema_registry_new();
-    d.decoder = etl_decoder_new(registry, trace);
-    assert_non_null(d.decoder);
-    assert_int_equal(etl_process(trace, on_decode, &d), ETL_OK);
-    etl_decoder_free(d.decoder);
-    etl_schema_registry_free(registry);
-    etl_close(trace);
+    assert_int_equal(sd_decode_trace(path, on_decode, &d), 0);
     return &d;
 }
 

@@ -10,7 +10,11 @@
  *
  * The cache is keyed by (provider GUID, metadata bytes, traits bytes): TraceLogging events share event id 0,
  * so the metadata is the only identity. Level/opcode/keyword vary per record with the same metadata; the
- * description carries the descriptor of the first record seen, callers take those from the record. */
+ * description carries the descriptor of the first record seen, callers take those from the record. Memory is
+ * bounded by flushing the whole cache, so a returned description is valid until the next lookup.
+ *
+ * Arrays of INT8/UINT8/UINT16 with out-type STRING (TraceLogging "char arrays") stay arrays of characters
+ * here, as the metadata says; showing them as one string is a rendering choice. */
 #include <stdlib.h>
 #include <string.h>
 
