@@ -261,9 +261,12 @@ size_t fmt_utf8_decode(const unsigned char *s, size_t length, uint32_t *cp)
 const char *fmt_valid_utf8(const char *text, fmt_buf *scratch)
 {
     const unsigned char *s = (const unsigned char *)text;
-    size_t n = strlen(text), i = 0;
+    size_t i = 0;
+    while (s[i] && s[i] < 0x80) i++;  /* most text is ASCII */
+    if (!s[i]) return text;
+    size_t n = i + strlen(text + i);
     uint32_t cp;
-    while (i < n) {  /* fast check: most text is valid */
+    while (i < n) {
         size_t used = fmt_utf8_decode(s + i, n - i, &cp);
         if (cp == 0xFFFD && !(used == 3 && s[i] == 0xEF && s[i + 1] == 0xBF && s[i + 2] == 0xBD)) break;
         i += used;
