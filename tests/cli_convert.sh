@@ -56,6 +56,9 @@ if [ -e /dev/full ]; then
 fi
 $ETLCONV $P -o /dev/null; check $? 0 "-o /dev/null (a device is written directly, without -y)"
 $ETLCONV $P -o /dev/stdout | cmp -s - "$T/readme.xml"; ok $? "-o /dev/stdout"
+$ETLCONV $P -o "$T/out/by-name.csv.gz"; gzip -dc "$T/out/by-name.csv.gz" | cmp -s - "$T/p.csv"; ok $? "-o NAME.csv.gz without -of writes CSV"
+$ETLCONV $P -o "$T/out/by-name.jsonl"; check "$(grep -c '^{"time"' "$T/out/by-name.jsonl")" 7 "-o NAME.jsonl without -of writes JSON Lines"
+$ETLCONV $P -o "$T/out/forced.csv" -of xml; check "$(head -1 "$T/out/forced.csv")" "<Events>" "-of wins over the name"
 # interrupted run: a signal while the temporary file exists must not leave it behind
 $ETLCONV testdata/etwanalyzer/TraceLoggingTester.etl.gz -o "$T/out/big.xml" -q & pid=$!
 sleep 0.2; kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null
