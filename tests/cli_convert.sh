@@ -130,6 +130,8 @@ gzip -dc testdata/perfview/net.4.5.2.x86.etl.gz | head -c 2000000 > "$T/head.etl
 head -c 1000000 /dev/zero | tr '\0' '\377' | cat "$T/head.etl" - > "$T/garbage-tail.etl"
 $ETLCONV "$T/garbage-tail.etl" > "$T/garbage-tail.xml" 2> "$T/err"; check $? 1 "corrupt tail: converted with warnings (exit 1)"
 grep -q "garbage-tail.etl: offset 0x" "$T/err"; ok $? "corrupt tail: message names file and byte offset"
+$ETLCONV "$T/garbage-tail.etl" -q > /dev/null 2> "$T/err"; check $? 1 "corrupt tail with -q: same exit status"
+grep -q "^etlconv: error: .*garbage-tail.etl: offset 0x" "$T/err"; ok $? "-q still prints read errors"
 printf 'this is not an etl file, just text padding padding padding padding padding padding\n' > "$T/junk.etl"
 $ETLCONV "$T/junk.etl" 2> "$T/err"; check $? 2 "not an ETL file: exit 2"
 grep -q "junk.etl" "$T/err"; ok $? "not an ETL file: message names the file"
