@@ -103,6 +103,15 @@ check "$($ETLCONV $P -of table --from 2021-09-09T14:59:36Z --to '2021-09-09T16:5
 check "$($ETLCONV $P -of table --keywords 0x1 | wc -l)" 0 "--keywords (no event has keyword bits)"
 check "$($ETLCONV $P -summary --pid 33984 | grep 'EventCount' -A3 | grep -c '|         5 ')" 1 "summary counts filtered events"
 
+# provider by name (case-insensitive) and the values every format carries, against the PerfView baseline
+# (primitive-types.baseline.txt: solar_system/PrimitiveTypesTest with string_type Mercury..Jupiter)
+want="Mercury Venus Earth Mars Jupiter"
+check "$($ETLCONV $P -of table --columns none --provider SOLAR_SYSTEM | cut -f1 | sort -u)" PrimitiveTypesTest "--provider NAME; table event name"
+check "$($ETLCONV $P -of table --columns none --provider solar_system | cut -f2 | tr '\n' ' ')" "$want " "table: first field values"
+check "$($ETLCONV $P -of csv --provider solar_system | tail -n +2 | cut -d, -f20 | tr '\n' ' ')" "$want " "CSV: first payload column"
+check "$($ETLCONV $P -of json --provider solar_system | sed 's/.*"string_type":"\([A-Za-z]*\)".*/\1/' | tr '\n' ' ')" "$want " "JSON: fields.string_type"
+check "$($ETLCONV $P --provider solar_system | sed -n 's/.*<Data Name="string_type">\(.*\)<\/Data>/\1/p' | tr '\n' ' ')" "$want " "XML: Data string_type"
+
 # --- batch ---------------------------------------------------------------------------------------------
 $ETLCONV --each -o "$T/batch" -of csv $P testdata/perfview/smallEtlFile.etl.gz -summary; check $? 0 "--each exits 0"
 test -s "$T/batch/primitive-types.csv" && test -s "$T/batch/smallEtlFile.csv"; ok $? "--each writes DIR/NAME.csv per input"
