@@ -14,6 +14,7 @@
 #include <libxml/tree.h>
 
 #include "format_util.h"
+#include "util/le.h"
 
 #define EVENT_NS "http://schemas.microsoft.com/win/2004/08/events/event"
 #define TRACE_NS "http://schemas.microsoft.com/win/2004/08/events/trace"
@@ -120,6 +121,38 @@ static void put_hex(xml_state *st, const uint8_t *bytes, size_t length)
     fmt_buf_put_hex(&st->out, bytes, length, 1);
 }
 
+/* SID layout (MS-DTYP 2.4.2.2): revision (1 byte), sub-authority count (1), identifier authority (6,
+ * big-endian), then the sub-authorities (4 bytes each, little-endian). */
+#define SID_REVISION 0
+#define SID_SUBAUTHORITY_COUNT 1
+#define SID_AUTHORITY 2
+#define SID_AUTHORITY_SIZE 6
+#define SID_HEADER_SIZE 8
+#define SID_MAX_SUBAUTHORITIES 15
+#define SID_TEXT_CAP (16 + 21 + SID_MAX_SUBAUTHORITIES * 11)
+
+/* "S-1-5-18" from the record's SID extended item; 0 when there is none or it does not fit. */
+static int sid_text(const etl_event_record *r, char *out)
+{
+    for (uint16_t i = 0; r->extended_data && i < r->extended_data_count; i++) {
+        const etl_extended_item *x = &r->extended_data[i];
+        if (x->ext_type != ETL_EXT_SID || !x->data || x->data_size < SID_HEADER_SIZE) continue;
+        const uint8_t *d = x->data;
+        unsigned count = d[SID_SUBAUTHORITY_COUNT];
+        if (count > SID_MAX_SUBAUTHORITIES || x->data_size < SID_HEADER_SIZE + 4u * count) return 0;
+        uint64_t authority = 0;
+        for (int k = 0; k < SID_AUTHORITY_SIZE; k++) authority = authority << 8 | d[SID_AUTHORITY + k];
+        char num[FMT_INT_CAP];
+        char *p = out;
+        p += sprintf(p, "S-%u-%s", (unsigned)d[SID_REVISION], fmt_u64(authority, num));
+        for (unsigned k = 0; k < count; k++) {
+            p += sprintf(p, "-%s", fmt_u64(etl_le32(d + SID_HEADER_SIZE + 4 * k), num));
+        }
+        return 1;
+    }
+    return 0;
+}
+
 static void write_system(xml_state *st, const etl_decoded_event *ev)
 {
     const etl_event_record *r = ev->record;
@@ -172,7 +205,14 @@ static void write_system(xml_state *st, const etl_decoded_event *ev)
         put_element(st, 2, "Channel", ev->channel_name);
     else
         put(st, "\t\t<Channel />\n");
-    put(st, "\t\t<Computer />\n\t</System>\n");
+    put(st, "\t\t<Computer />\n");
+    char sid[SID_TEXT_CAP];
+    if (sid_text(r, sid)) {
+        put(st, "\t\t<Security UserID=\"");
+        put(st, sid);
+        put(st, "\" />\n");
+    }
+    put(st, "\t</System>\n");
 }
 
 /* Decoded fields: structs become ComplexData, array elements repeat their Data name. */

@@ -220,6 +220,28 @@ static void test_xml_manifest_event(void **state)
     free(out);
 }
 
+/* Security UserID from the SID extended item: the well-known LocalSystem SID S-1-5-18 (bytes per MS-DTYP
+ * 2.4.2.2: revision 1, one sub-authority, authority 5, sub-authority 18). */
+static void test_xml_security_sid(void **state)
+{
+    (void)state;
+    fixture fx;
+    make_manifest_event(&fx);
+    static const uint8_t local_system[] = {1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0};
+    etl_extended_item items[2] = {fx.ext, {ETL_EXT_SID, sizeof local_system, local_system}};
+    fx.record.extended_data = items;
+    fx.record.extended_data_count = 2;
+    etl_writer_options opt = {0};
+    char *out = run_writer("xml", &opt, &fx.event, 1);
+    assert_non_null(strstr(out, "\t\t<Computer />\n\t\t<Security UserID=\"S-1-5-18\" />\n\t</System>"));
+    xmlFreeDoc(parse_xml(out));
+    free(out);
+    items[1].data_size = 11;  /* cut short: no Security element rather than an over-read */
+    out = run_writer("xml", &opt, &fx.event, 1);
+    assert_null(strstr(out, "<Security"));
+    free(out);
+}
+
 static void test_xml_local_time_and_raw(void **state)
 {
     (void)state;
@@ -651,6 +673,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_xml_manifest_event),
+        cmocka_unit_test(test_xml_security_sid),
         cmocka_unit_test(test_xml_local_time_and_raw),
         cmocka_unit_test(test_times_across_days),
         cmocka_unit_test(test_xml_payload_forms),
