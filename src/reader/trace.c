@@ -4,7 +4,8 @@
  *
  * Merge order (stable and documented): the first file's log-file header record first; then by FILETIME;
  * ties by file index (order given to etl_open), then raw timestamp, then processor index, then position in
- * the processor's stream. Within one file raw timestamps order exactly; FILETIME orders across files. */
+ * the processor's stream. Within one file raw timestamps order exactly; FILETIME orders across files, and
+ * files of one recording share one time base (share_clock_anchor), so they too merge in exact raw order. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +91,24 @@ static void read_logfile_header(etl_trace *t, uint32_t fi)
                        f->header.end_time == 0 ? "0" : "set", (unsigned)f->header.buffers_written);
 }
 
+/* Files of one recording (e.g. WPR's kernel and user sessions) read the same clock, but each header anchors
+ * it a few microseconds differently, so converting each with its own anchor can invert events across files.
+ * When every file has the same clock type, frequency and boot time, all raw values are converted with the
+ * first file's anchor: one time base, merged exactly in raw order. */
+static void share_clock_anchor(etl_trace *t)
+{
+    if (t->file_count < 2 || !t->files[0].have_header) return;
+    const etl_logfile_header *h0 = &t->files[0].header;
+    for (size_t i = 1; i < t->file_count; i++) {
+        const etl_trace_file *f = &t->files[i];
+        if (!f->have_header || f->clock.kind != t->files[0].clock.kind ||
+            f->clock.ticks_per_second != t->files[0].clock.ticks_per_second ||
+            f->header.boot_time != h0->boot_time || f->header.reserved_flags != h0->reserved_flags)
+            return;
+    }
+    for (size_t i = 1; i < t->file_count; i++) t->files[i].clock = t->files[0].clock;
+}
+
 static int build_streams(etl_trace *t)
 {
     size_t total = 0;
@@ -148,6 +167,7 @@ int etl_open(etl_trace **out, const char *const *paths, size_t path_count, const
         if (rc != ETL_OK) break;
         read_logfile_header(t, (uint32_t)i);
     }
+    if (rc == ETL_OK) share_clock_anchor(t);
     if (rc == ETL_OK) rc = build_streams(t);
     if (rc != ETL_OK) {
         if (rc == ETL_ERR_NOMEM && err && err->code != ETL_ERR_NOMEM)
