@@ -207,23 +207,26 @@ static int is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The bundled folder: the installed one, else the source tree's when running from the build tree
- * (build/etlconv, build/tests/test_x) or from the repository root. */
+/* The bundled folder, first found of: next to the running program in the installed layout
+ * (PREFIX/bin/etlconv → PREFIX/share/etlconv/schemas, so `make install PREFIX=...` works without a rebuild),
+ * the source tree when running from the build tree (build/etlconv, build/tests/test_x), the folder compiled
+ * in (for programs that link libetl), and the source tree under the current directory. */
 static int bundled_dir(char *out, size_t size)
 {
-    if (is_dir(ETL_BUNDLED_SCHEMA_DIR)) {
-        snprintf(out, size, "%s", ETL_BUNDLED_SCHEMA_DIR);
-        return 0;
-    }
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (n > 0) {
         exe[n] = '\0';
         char *slash = strrchr(exe, '/');
         if (slash) *slash = '\0';
-        static const char *const rel[] = {"/../src/schema/bundled", "/../../src/schema/bundled"};
-        for (size_t i = 0; i < 2; i++)
+        static const char *const rel[] = {"/../share/etlconv/schemas", "/../src/schema/bundled",
+                                          "/../../src/schema/bundled"};
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
             if ((size_t)snprintf(out, size, "%s%s", exe, rel[i]) < size && is_dir(out)) return 0;
+    }
+    if (is_dir(ETL_BUNDLED_SCHEMA_DIR)) {
+        snprintf(out, size, "%s", ETL_BUNDLED_SCHEMA_DIR);
+        return 0;
     }
     if (is_dir("src/schema/bundled")) {
         snprintf(out, size, "src/schema/bundled");
