@@ -388,6 +388,7 @@ void etlconv_print_help(FILE *out)
           "  --pid N[,N...], --tid N[,N...]\n"
           "  --from T, --to T        ISO-8601 time (UTC unless it has an offset) or seconds from trace start\n"
           "Other:\n"
+          "  -l FILE...              tracerpt's optional marker before the input files\n"
           "  --info FILE...          describe the files (header, clock, buffers, providers) and exit\n"
           "  -q, --quiet             no progress bar, no warnings\n"
           "  --progress              progress bar on stderr even for small inputs or when not a terminal\n"
