@@ -314,8 +314,12 @@ static int by_raw_then_delivery(const void *x, const void *y)
  *  - Ties. The four files were written by one session: KernelTraceControl's ImageID events (diaghub.etl) carry
  *    exactly the raw timestamp of the kernel Image event they describe (diaghub.kernel.1.etl), CLR events of
  *    diaghub.user_paged.1.etl the timestamp of the MetaData events describing them. Time cannot order these;
- *    our merge puts the earlier file first, ProcessTrace (which merges the files for TraceEvent) alternates
- *    with its buffer bookkeeping. Both are valid; nothing in the records prefers one.
+ *    our merge puts the earlier file first. ProcessTrace (which merges the files for TraceEvent) mostly keeps
+ *    delivering from the file that delivered the previous event: matching TraceEvent's listing back to our
+ *    events file by file (each file's order is identical, see a.), 15,357 of its 15,441 multi-file tie runs
+ *    start with the previous event's file; the other 84 follow its buffer bookkeeping. Both orders are valid
+ *    time orders; nothing in the records prefers one. (A merge with that "stay on the current file" tie rule,
+ *    on raw timestamps, would leave 753 tie runs ordered differently instead of 7,780.)
  *  - The reader's cross-file order is by FILETIME, converted per file from that file's StartTime and header
  *    QPC value. Those anchors disagree: StartTime − raw is 48 ticks (4.8 µs) larger for user_paged and 363
  *    ticks (36.3 µs) larger for user_injected than for diaghub.etl/kernel.1, though all four share BootTime,
