@@ -1,7 +1,7 @@
 /* tracerpt's CSV dump (docs/tracerpt.md §1.4): the 20 header columns in tracerpt's order, then one row per
  * event whose payload fields spill into further cells after column 19 ("User Data"), as tracerpt does.
  *
- * Default: RFC 4180 — ',' separators, a cell is quoted (by libcsv's csv_write) when it holds a comma,
+ * Malformed UTF-8 in values becomes U+FFFD. Default: RFC 4180 — ',' separators, a cell is quoted (by libcsv's csv_write) when it holds a comma,
  * quote, CR, LF or leading/trailing space. --csv-compat: tracerpt's ", " separators, the two name columns
  * right-aligned with spaces as in real tracerpt rows, nothing quoted; CR/LF inside values become spaces so
  * that one event stays one line (tracerpt would break the row). */
@@ -33,7 +33,7 @@ static int needs_quotes(const char *s, size_t n)
 /* One cell; `width` > 0 right-aligns it in compat mode. */
 static void cell_w(fmt_line_writer *st, const char *value, int width)
 {
-    if (!value) value = "";
+    value = fmt_valid_utf8(value ? value : "", &st->scratch);  /* the file stays valid UTF-8 */
     size_t n = strlen(value);
     if (st->cells++ > 0) fmt_buf_puts(&st->line, st->options.csv_compat ? ", " : ",");
     if (st->options.csv_compat) {

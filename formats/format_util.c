@@ -199,6 +199,7 @@ void *fmt_line_writer_create(const etl_sink *sink, const etl_writer_options *opt
     w->options = *options;
     w->clock.local = options->local_time;
     fmt_buf_init(&w->line);
+    fmt_buf_init(&w->scratch);
     return w;
 }
 
@@ -207,6 +208,7 @@ void fmt_line_writer_destroy(void *state)
     fmt_line_writer *w = state;
     if (!w) return;
     fmt_buf_free(&w->line);
+    fmt_buf_free(&w->scratch);
     free(w);
 }
 
@@ -254,6 +256,33 @@ size_t fmt_utf8_decode(const unsigned char *s, size_t length, uint32_t *cp)
     if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) v = 0xFFFD;
     *cp = v;
     return need + 1;
+}
+
+const char *fmt_valid_utf8(const char *text, fmt_buf *scratch)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t i = 0;
+    while (s[i] && s[i] < 0x80) i++;  /* most text is ASCII */
+    if (!s[i]) return text;
+    size_t n = i + strlen(text + i);
+    uint32_t cp;
+    while (i < n) {
+        size_t used = fmt_utf8_decode(s + i, n - i, &cp);
+        if (cp == 0xFFFD && !(used == 3 && s[i] == 0xEF && s[i + 1] == 0xBF && s[i + 2] == 0xBD)) break;
+        i += used;
+    }
+    if (i == n) return text;
+    fmt_buf_reset(scratch);
+    fmt_buf_append(scratch, text, i);
+    while (i < n) {
+        size_t used = fmt_utf8_decode(s + i, n - i, &cp);
+        if (cp == 0xFFFD)
+            fmt_buf_put_codepoint(scratch, cp);
+        else
+            fmt_buf_append(scratch, text + i, used);
+        i += used;
+    }
+    return fmt_buf_cstr(scratch);
 }
 
 /* ---- event facts ----------------------------------------------------------------------------------------- */

@@ -61,6 +61,10 @@ typedef struct fmt_clock {
     char date[11];
 } fmt_clock;
 
+/* `text` itself when it is valid UTF-8, else a copy in `scratch` with each malformed sequence replaced by
+ * U+FFFD. */
+const char *fmt_valid_utf8(const char *text, fmt_buf *scratch);
+
 /* Event time as ISO-8601 with `digits` fraction digits (0..9; 7 = 100 ns; 9 = tracerpt's form): UTC
  * ("...Z"), or with clock->local the local time of this machine with its exact offset ("...+08:00").
  * cap >= 40. Returns buf. */
@@ -75,6 +79,7 @@ typedef struct fmt_line_writer {
     etl_writer_options options;
     fmt_clock clock;
     fmt_buf line;
+    fmt_buf scratch;
     size_t cells;  /* cells written on the current line */
 } fmt_line_writer;
 

@@ -17,6 +17,7 @@ typedef struct summary_key {
     uint8_t version;
     uint8_t opcode;
     uint8_t status;
+    uint64_t name_hash;   /* TraceLogging events share id/task/opcode 0: their name tells them apart */
 } summary_key;
 
 typedef struct summary_row {
@@ -43,7 +44,7 @@ static uint64_t key_hash(const summary_key *k)
     for (size_t i = 0; i < sizeof k->guid; i++) h = (h ^ g[i]) * 1099511628211ULL;
     uint64_t rest = (uint64_t)k->id | (uint64_t)k->task << 16 | (uint64_t)k->version << 32 |
                     (uint64_t)k->opcode << 40 | (uint64_t)k->status << 48;
-    h ^= rest;
+    h ^= rest ^ k->name_hash;
     h *= 0x9E3779B97F4A7C15ULL;
     return h ^ (h >> 29);
 }
@@ -51,7 +52,24 @@ static uint64_t key_hash(const summary_key *k)
 static int key_equal(const summary_key *a, const summary_key *b)
 {
     return etl_guid_equal(&a->guid, &b->guid) && a->id == b->id && a->task == b->task &&
-           a->version == b->version && a->opcode == b->opcode && a->status == b->status;
+           a->version == b->version && a->opcode == b->opcode && a->status == b->status &&
+           a->name_hash == b->name_hash;
+}
+
+static uint64_t string_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; s && *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* The EventName column: task name (TraceLogging: event name), else the schema's event name. */
+static const char *row_name(const etl_decoded_event *ev)
+{
+    const char *name = fmt_task_display(ev);
+    if (!name && ev->info) name = ev->info->event_name;
+    if (!name) name = ev->status == ETL_DECODE_NO_SCHEMA ? "Unknown" : ev->event_name;
+    return name;
 }
 
 static int rehash(summary_state *st, size_t slot_count)
@@ -86,12 +104,14 @@ static int summary_event(void *state, const etl_decoded_event *ev)
     key.version = h->descriptor.version;
     key.opcode = h->descriptor.opcode;
     key.status = ev->status == ETL_DECODE_NO_SCHEMA;
+    const char *name = row_name(ev);
+    key.name_hash = string_hash(name);
 
     if ((st->row_count + 1) * 10 > st->slot_count * 7 && rehash(st, st->slot_count * 2) != 0) return -1;
     size_t i = key_hash(&key) & (st->slot_count - 1);
     while (st->slots[i]) {
         summary_row *row = &st->rows[st->slots[i] - 1];
-        if (key_equal(&row->key, &key)) {
+        if (key_equal(&row->key, &key) && strcmp(row->name, name) == 0) {
             row->count++;
             return 0;
         }
@@ -105,9 +125,6 @@ static int summary_event(void *state, const etl_decoded_event *ev)
         st->row_capacity = cap;
     }
     summary_row *row = &st->rows[st->row_count];
-    const char *name = fmt_task_display(ev);
-    if (!name && ev->info) name = ev->info->event_name;
-    if (!name) name = ev->status == ETL_DECODE_NO_SCHEMA ? "Unknown" : ev->event_name;
     row->key = key;
     row->count = 1;
     row->name = dup_or_empty(name);

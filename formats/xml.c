@@ -1,5 +1,6 @@
 /* tracerpt's dumpfile.xml layout (docs/tracerpt.md §1.3): root <Events>, one <Event> per record with
- * System, one payload form (EventData | bare Data | BinaryEventData | ProcessingErrorData), RenderingInfo
+ * System, one payload form (EventData | bare Data | DebugData for WPP without TMF | BinaryEventData |
+ * ProcessingErrorData), RenderingInfo
  * and, for classic events, ExtendedTracingInfo. Tab-indented, LF line ends, UTF-8 without declaration.
  *
  * Text goes through libxml2's attribute serializer (it escapes & < > " and CR/LF/TAB as character
@@ -13,6 +14,7 @@
 #include <libxml/tree.h>
 
 #include "format_util.h"
+#include "util/le.h"
 
 #define EVENT_NS "http://schemas.microsoft.com/win/2004/08/events/event"
 #define TRACE_NS "http://schemas.microsoft.com/win/2004/08/events/trace"
@@ -24,21 +26,21 @@ typedef struct xml_state {
     etl_writer_options options;
     fmt_clock clock;
     xmlDocPtr doc;          /* carries encoding "UTF-8" so the serializer keeps non-ASCII text as is */
-    xmlBufferPtr out;       /* one event, flushed to the sink after each event */
-    fmt_buf clean;      /* scratch: text with forbidden characters replaced */
-    int failed;
+    fmt_buf out;            /* one event, flushed to the sink after each event */
+    fmt_buf clean;          /* scratch: text with forbidden characters replaced */
+    xmlBufferPtr escaped;   /* scratch: libxml2's escaping of `clean` */
 } xml_state;
 
 static void put(xml_state *st, const char *text)
 {
-    if (xmlBufferAdd(st->out, (const xmlChar *)text, (int)strlen(text)) != 0) st->failed = 1;
+    fmt_buf_puts(&st->out, text);
 }
 
 static void put_indent(xml_state *st, int depth)
 {
     static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
     if (depth > (int)sizeof tabs - 1) depth = (int)sizeof tabs - 1;
-    if (xmlBufferAdd(st->out, (const xmlChar *)tabs, depth) != 0) st->failed = 1;
+    fmt_buf_append(&st->out, tabs, (size_t)depth);
 }
 
 static int xml_allowed(uint32_t cp)
@@ -56,23 +58,32 @@ static void put_text(xml_state *st, const char *text)
     size_t n = 0;
     while (s[n] >= 0x20 && s[n] < 0x7F && s[n] != '&' && s[n] != '<' && s[n] != '>' && s[n] != '"') n++;
     if (s[n] == '\0') {
-        if (n && xmlBufferAdd(st->out, s, (int)n) != 0) st->failed = 1;
+        fmt_buf_append(&st->out, text, n);
         return;
     }
     n += strlen(text + n);
     fmt_buf_reset(&st->clean);
     for (size_t i = 0; i < n;) {
+        size_t run = 0;  /* allowed ASCII is copied in blocks */
+        while (i + run < n && ((s[i + run] >= 0x20 && s[i + run] < 0x80) || s[i + run] == '\t' ||
+                               s[i + run] == '\n' || s[i + run] == '\r'))
+            run++;
+        fmt_buf_append(&st->clean, text + i, run);
+        i += run;
+        if (i >= n) break;
         uint32_t cp;
         size_t used = fmt_utf8_decode(s + i, n - i, &cp);
         if (!xml_allowed(cp)) cp = 0xFFFD;
         if (cp == 0xFFFD)
             fmt_buf_put_codepoint(&st->clean, cp);
         else
-            fmt_buf_append(&st->clean, (const char *)s + i, used);
+            fmt_buf_append(&st->clean, text + i, used);
         i += used;
     }
-    if (st->clean.failed) st->failed = 1;
-    xmlAttrSerializeTxtContent(st->out, st->doc, NULL, (const xmlChar *)fmt_buf_cstr(&st->clean));
+    xmlBufferEmpty(st->escaped);
+    xmlAttrSerializeTxtContent(st->escaped, st->doc, NULL, (const xmlChar *)fmt_buf_cstr(&st->clean));
+    fmt_buf_append(&st->out, (const char *)xmlBufferContent(st->escaped), (size_t)xmlBufferLength(st->escaped));
+    if (st->clean.failed) st->out.failed = 1;
 }
 
 /* <name>text</name> on its own line. */
@@ -107,18 +118,39 @@ static void put_number_attribute(xml_state *st, const char *name, uint64_t value
 
 static void put_hex(xml_state *st, const uint8_t *bytes, size_t length)
 {
-    static const char digits[] = "0123456789ABCDEF";
-    char chunk[256];
-    size_t k = 0;
-    for (size_t i = 0; i < length; i++) {
-        chunk[k++] = digits[bytes[i] >> 4];
-        chunk[k++] = digits[bytes[i] & 0xF];
-        if (k == sizeof chunk) {
-            if (xmlBufferAdd(st->out, (const xmlChar *)chunk, (int)k) != 0) st->failed = 1;
-            k = 0;
+    fmt_buf_put_hex(&st->out, bytes, length, 1);
+}
+
+/* SID layout (MS-DTYP 2.4.2.2): revision (1 byte), sub-authority count (1), identifier authority (6,
+ * big-endian), then the sub-authorities (4 bytes each, little-endian). */
+#define SID_REVISION 0
+#define SID_SUBAUTHORITY_COUNT 1
+#define SID_AUTHORITY 2
+#define SID_AUTHORITY_SIZE 6
+#define SID_HEADER_SIZE 8
+#define SID_MAX_SUBAUTHORITIES 15
+#define SID_TEXT_CAP (16 + 21 + SID_MAX_SUBAUTHORITIES * 11)
+
+/* "S-1-5-18" from the record's SID extended item; 0 when there is none or it does not fit. */
+static int sid_text(const etl_event_record *r, char *out)
+{
+    for (uint16_t i = 0; r->extended_data && i < r->extended_data_count; i++) {
+        const etl_extended_item *x = &r->extended_data[i];
+        if (x->ext_type != ETL_EXT_SID || !x->data || x->data_size < SID_HEADER_SIZE) continue;
+        const uint8_t *d = x->data;
+        unsigned count = d[SID_SUBAUTHORITY_COUNT];
+        if (count > SID_MAX_SUBAUTHORITIES || x->data_size < SID_HEADER_SIZE + 4u * count) return 0;
+        uint64_t authority = 0;
+        for (int k = 0; k < SID_AUTHORITY_SIZE; k++) authority = authority << 8 | d[SID_AUTHORITY + k];
+        char num[FMT_INT_CAP];
+        char *p = out;
+        p += sprintf(p, "S-%u-%s", (unsigned)d[SID_REVISION], fmt_u64(authority, num));
+        for (unsigned k = 0; k < count; k++) {
+            p += sprintf(p, "-%s", fmt_u64(etl_le32(d + SID_HEADER_SIZE + 4 * k), num));
         }
+        return 1;
     }
-    if (k && xmlBufferAdd(st->out, (const xmlChar *)chunk, (int)k) != 0) st->failed = 1;
+    return 0;
 }
 
 static void write_system(xml_state *st, const etl_decoded_event *ev)
@@ -173,7 +205,14 @@ static void write_system(xml_state *st, const etl_decoded_event *ev)
         put_element(st, 2, "Channel", ev->channel_name);
     else
         put(st, "\t\t<Channel />\n");
-    put(st, "\t\t<Computer />\n\t</System>\n");
+    put(st, "\t\t<Computer />\n");
+    char sid[SID_TEXT_CAP];
+    if (sid_text(r, sid)) {
+        put(st, "\t\t<Security UserID=\"");
+        put(st, sid);
+        put(st, "\" />\n");
+    }
+    put(st, "\t</System>\n");
 }
 
 /* Decoded fields: structs become ComplexData, array elements repeat their Data name. */
@@ -214,9 +253,30 @@ static void write_fields(xml_state *st, const etl_decoded_event *ev)
     }
 }
 
+/* A WPP message without its TMF, as tracerpt writes it (R2 in docs/tracerpt.md). */
+static void write_debug_data(xml_state *st, const etl_event_record *r)
+{
+    char num[FMT_INT_CAP], guid[40], message[160];
+    put(st, "\t<DebugData>\n\t\t<SequenceNumber>");
+    put(st, fmt_u64(r->wpp_sequence, num));
+    put(st, "</SequenceNumber>\n\t\t<FlagsName></FlagsName>\n\t\t<LevelName></LevelName>\n"
+            "\t\t<Component></Component>\n\t\t<SubComponent></SubComponent>\n\t\t<FileLine></FileLine>\n"
+            "\t\t<Function></Function>\n");
+    fmt_guid(&r->header.provider_id, guid);
+    guid[37] = '\0';  /* tracerpt prints this GUID without braces */
+    snprintf(message, sizeof message, "Unknown(%3u): GUID=%s (No Format Information found).",
+             (unsigned)r->header.descriptor.id, guid + 1);
+    put_element(st, 2, "Message", message);
+    put(st, "\t</DebugData>\n");
+}
+
 static void write_payload(xml_state *st, const etl_decoded_event *ev)
 {
     const etl_event_record *r = ev->record;
+    if (ev->status == ETL_DECODE_NO_SCHEMA && r->kind == ETL_KIND_MESSAGE) {
+        write_debug_data(st, r);
+        return;
+    }
     if (ev->status == ETL_DECODE_NO_SCHEMA) {
         put(st, "\t<BinaryEventData>");
         put_hex(st, r->user_data, r->user_data_length);
@@ -284,12 +344,7 @@ static void write_rendering(xml_state *st, const etl_decoded_event *ev)
 
 static int flush(xml_state *st)
 {
-    int rc = st->failed ? -1 : 0;
-    size_t n = (size_t)xmlBufferLength(st->out);
-    if (rc == 0 && n && st->sink.write(st->sink.ctx, xmlBufferContent(st->out), n) != 0) rc = -1;
-    xmlBufferEmpty(st->out);
-    if (rc) st->failed = 1;
-    return rc;
+    return fmt_buf_flush(&st->out, &st->sink);
 }
 
 static int xml_event(void *state, const etl_decoded_event *ev)
@@ -329,8 +384,9 @@ static void xml_destroy(void *state)
 {
     xml_state *st = state;
     if (!st) return;
-    if (st->out) xmlBufferFree(st->out);
+    if (st->escaped) xmlBufferFree(st->escaped);
     if (st->doc) xmlFreeDoc(st->doc);
+    fmt_buf_free(&st->out);
     fmt_buf_free(&st->clean);
     free(st);
 }
@@ -342,11 +398,12 @@ static void *xml_create(const etl_sink *sink, const etl_writer_options *options)
     st->sink = *sink;
     st->options = *options;
     st->clock.local = options->local_time;
+    fmt_buf_init(&st->out);
     fmt_buf_init(&st->clean);
     st->doc = xmlNewDoc((const xmlChar *)"1.0");
-    st->out = xmlBufferCreate();
+    st->escaped = xmlBufferCreate();
     if (st->doc) st->doc->encoding = xmlStrdup((const xmlChar *)"UTF-8");
-    if (!st->doc || !st->doc->encoding || !st->out) {
+    if (!st->doc || !st->doc->encoding || !st->escaped) {
         xml_destroy(st);
         return NULL;
     }

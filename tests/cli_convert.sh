@@ -54,6 +54,11 @@ if [ -e /dev/full ]; then
   $ETLCONV $P > /dev/full 2> "$T/err"; check $? 2 "write error on stdout (disk full): exit 2"
   grep -q "write failed" "$T/err"; ok $? "write error is reported"
 fi
+$ETLCONV $P -o /dev/null; check $? 0 "-o /dev/null (a device is written directly, without -y)"
+$ETLCONV $P -o /dev/stdout | cmp -s - "$T/readme.xml"; ok $? "-o /dev/stdout"
+$ETLCONV $P -o "$T/out/by-name.csv.gz"; gzip -dc "$T/out/by-name.csv.gz" | cmp -s - "$T/p.csv"; ok $? "-o NAME.csv.gz without -of writes CSV"
+$ETLCONV $P -o "$T/out/by-name.jsonl"; check "$(grep -c '^{"time"' "$T/out/by-name.jsonl")" 7 "-o NAME.jsonl without -of writes JSON Lines"
+$ETLCONV $P -o "$T/out/forced.csv" -of xml; check "$(head -1 "$T/out/forced.csv")" "<Events>" "-of wins over the name"
 # interrupted run: a signal while the temporary file exists must not leave it behind
 $ETLCONV testdata/etwanalyzer/TraceLoggingTester.etl.gz -o "$T/out/big.xml" -q & pid=$!
 sleep 0.2; kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null
@@ -98,6 +103,15 @@ check "$($ETLCONV $P -of table --from 2021-09-09T14:59:36Z --to '2021-09-09T16:5
 check "$($ETLCONV $P -of table --keywords 0x1 | wc -l)" 0 "--keywords (no event has keyword bits)"
 check "$($ETLCONV $P -summary --pid 33984 | grep 'EventCount' -A3 | grep -c '|         5 ')" 1 "summary counts filtered events"
 
+# provider by name (case-insensitive) and the values every format carries, against the PerfView baseline
+# (primitive-types.baseline.txt: solar_system/PrimitiveTypesTest with string_type Mercury..Jupiter)
+want="Mercury Venus Earth Mars Jupiter"
+check "$($ETLCONV $P -of table --columns none --provider SOLAR_SYSTEM | cut -f1 | sort -u)" PrimitiveTypesTest "--provider NAME; table event name"
+check "$($ETLCONV $P -of table --columns none --provider solar_system | cut -f2 | tr '\n' ' ')" "$want " "table: first field values"
+check "$($ETLCONV $P -of csv --provider solar_system | tail -n +2 | cut -d, -f20 | tr '\n' ' ')" "$want " "CSV: first payload column"
+check "$($ETLCONV $P -of json --provider solar_system | sed 's/.*"string_type":"\([A-Za-z]*\)".*/\1/' | tr '\n' ' ')" "$want " "JSON: fields.string_type"
+check "$($ETLCONV $P --provider solar_system | sed -n 's/.*<Data Name="string_type">\(.*\)<\/Data>/\1/p' | tr '\n' ' ')" "$want " "XML: Data string_type"
+
 # --- batch ---------------------------------------------------------------------------------------------
 $ETLCONV --each -o "$T/batch" -of csv $P testdata/perfview/smallEtlFile.etl.gz -summary; check $? 0 "--each exits 0"
 test -s "$T/batch/primitive-types.csv" && test -s "$T/batch/smallEtlFile.csv"; ok $? "--each writes DIR/NAME.csv per input"
@@ -121,6 +135,12 @@ head -c 3000 "$T/plain.etl" > "$T/truncated.etl"
 $ETLCONV "$T/truncated.etl" > "$T/trunc.xml" 2> "$T/err"; rc=$?
 [ $rc = 1 ] || [ $rc = 2 ]; ok $? "truncated file: exit 1 or 2 (got $rc)"
 grep -q "truncated.etl: offset 0x" "$T/err"; ok $? "truncated file: message names file and byte offset"
+gzip -dc testdata/perfview/net.4.5.2.x86.etl.gz | head -c 2000000 > "$T/head.etl"
+head -c 1000000 /dev/zero | tr '\0' '\377' | cat "$T/head.etl" - > "$T/garbage-tail.etl"
+$ETLCONV "$T/garbage-tail.etl" > "$T/garbage-tail.xml" 2> "$T/err"; check $? 1 "corrupt tail: converted with warnings (exit 1)"
+grep -q "garbage-tail.etl: offset 0x" "$T/err"; ok $? "corrupt tail: message names file and byte offset"
+$ETLCONV "$T/garbage-tail.etl" -q > /dev/null 2> "$T/err"; check $? 1 "corrupt tail with -q: same exit status"
+grep -q "^etlconv: error: .*garbage-tail.etl: offset 0x" "$T/err"; ok $? "-q still prints read errors"
 printf 'this is not an etl file, just text padding padding padding padding padding padding\n' > "$T/junk.etl"
 $ETLCONV "$T/junk.etl" 2> "$T/err"; check $? 2 "not an ETL file: exit 2"
 grep -q "junk.etl" "$T/err"; ok $? "not an ETL file: message names the file"
@@ -141,6 +161,18 @@ $ETLCONV testdata/perfview/net.4.5.2.x86.etl.gz -of xml --progress > /dev/null 2
 grep -q '%.*events/s.*ETA' "$T/progress"; ok $? "--progress draws percent, events/s and ETA on stderr"
 $ETLCONV testdata/perfview/net.4.5.2.x86.etl.gz -of table > /dev/null 2> "$T/progress"
 check "$(wc -c < "$T/progress")" 0 "no progress bar when stderr is not a terminal"
+
+# --- every XML document this script produced is well-formed ------------------------------------------------
+bad=""
+for f in "$T"/*.xml "$T"/out/*.xml "$T"/batch/*.xml; do
+  [ -s "$f" ] || continue
+  xmllint --noout "$f" 2>/dev/null || bad="$bad $(basename "$f")"
+done
+for f in "$T"/out/*.xml.gz; do gzip -dc "$f" | xmllint --noout - 2>/dev/null || bad="$bad $(basename "$f")"; done
+for opt in --local -rts -lr "--provider d3dd3dd4-aac2-4e2a-8dd4-a8fb61b77615" "--from 1"; do
+  $ETLCONV $P $opt | xmllint --noout - 2>/dev/null || bad="$bad [$opt]"
+done
+check "$bad" "" "every XML output parses with libxml2 (xmllint)"
 
 # --- the man page documents every option --help lists -----------------------------------------------------
 man_text=$(sed 's/\\-/-/g' src/cli/etlconv.1)

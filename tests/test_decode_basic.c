@@ -78,6 +78,8 @@ static int setup(void **state)
         {"ImageFileName", 0, ETL_IN_ANSISTRING, ETL_OUT_STRING, 0, 0, 1, 0, NULL},
     };
     add_classic(f.registry, &process_class, 1, 4, "Process", "Start", process_props, 2);
+    add_classic(f.registry, &process_class, 2, 4, "Process", "End", process_props, 2);
+    add_classic(f.registry, &process_class, 4, 4, "Process", "DCEnd", process_props, 2);
     static const etl_property_info thread_props[] = {
         {"ProcessId", 0, ETL_IN_UINT32, ETL_OUT_HEXINT32, 0, 0, 1, 0, NULL},
         {"TThreadId", 0, ETL_IN_UINT32, ETL_OUT_HEXINT32, 0, 0, 1, 0, NULL},
@@ -299,6 +301,98 @@ static void test_classic_and_process_names(void **state)
     assert_string_equal(ev->event_name, "Opcode(99)");
 }
 
+/* A Process event of the cut-down layout: ProcessId, ImageFileName. */
+static etl_event_record process_record(uint8_t opcode, int64_t timestamp, uint8_t *payload, uint32_t pid,
+                                       const char *image)
+{
+    etl_event_record r;
+    memset(&r, 0, sizeof r);
+    r.kind = ETL_KIND_SYSTEM64;
+    r.pointer_size = 8;
+    r.header.provider_id = process_class;
+    r.header.descriptor.opcode = opcode;
+    r.header.descriptor.version = 4;
+    r.header.process_id = r.header.thread_id = UINT32_MAX;
+    r.header.timestamp = timestamp;
+    for (int i = 0; i < 4; i++) payload[i] = (uint8_t)(pid >> (8 * i));
+    size_t n = strlen(image) + 1;
+    memcpy(payload + 4, image, n);
+    r.user_data = payload;
+    r.user_data_length = (uint16_t)(4 + n);
+    return r;
+}
+
+static const char *name_at(etl_decoder *d, uint32_t pid, int64_t timestamp)
+{
+    etl_event_record m = manifest_record(7, request_payload, 4);
+    m.header.process_id = pid;
+    m.header.thread_id = 0;
+    m.header.timestamp = timestamp;
+    const etl_decoded_event *ev;
+    assert_int_equal(etl_decode_event(d, &m, &ev), ETL_OK);
+    return ev->process_name;
+}
+
+/* PIDs are reused: each event is named after the process that had its PID at its time. */
+static void test_pid_reuse(void **state)
+{
+    fixture *f = *state;
+    etl_decoder *d = etl_decoder_new(f->registry, NULL);
+    uint8_t p1[32], p2[32], p3[32];
+    const etl_decoded_event *ev;
+    etl_event_record a = process_record(1, 1000, p1, 600, "first.exe");
+    etl_event_record a_end = process_record(2, 2000, p2, 600, "first.exe");
+    etl_event_record b = process_record(1, 3000, p3, 600, "second.exe");
+    assert_null(name_at(d, 600, 500));
+    assert_int_equal(etl_decode_event(d, &a, &ev), ETL_OK);
+    assert_string_equal(name_at(d, 600, 1500), "first");
+    assert_int_equal(etl_decode_event(d, &a_end, &ev), ETL_OK);
+    assert_string_equal(name_at(d, 600, 2500), "first"); /* still in flight after its End */
+    assert_int_equal(etl_decode_event(d, &b, &ev), ETL_OK);
+    assert_string_equal(ev->process_name, "second");      /* the Start event itself */
+    assert_string_equal(name_at(d, 600, 3500), "second");
+    etl_decoder_free(d);
+}
+
+/* WPR traces log process rundown only at the end (DCEnd): a first pass names the events before it. */
+static void test_learn_pass(void **state)
+{
+    fixture *f = *state;
+    uint8_t p1[32], p2[32], p3[32];
+    etl_event_record records[5];
+    records[0] = manifest_record(7, request_payload, 4);
+    records[0].header.process_id = 700, records[0].header.thread_id = 0, records[0].header.timestamp = 100;
+    records[1] = process_record(2, 150, p1, 600, "gone.exe");  /* ended during the trace, started before it */
+    records[2] = records[0];
+    records[2].header.timestamp = 200;
+    records[3] = process_record(1, 300, p2, 700, "reused.exe"); /* PID 700 reused by a new process */
+    records[4] = process_record(4, 400, p3, 700, "reused.exe"); /* rundown at the end */
+
+    etl_decoder *d = etl_decoder_new(f->registry, NULL);
+    const etl_decoded_event *ev;
+    for (int i = 0; i < 5; i++) assert_int_equal(etl_decoder_learn(d, &records[i]), ETL_OK);
+    for (int i = 0; i < 5; i++) assert_int_equal(etl_decode_event(d, &records[i], &ev), ETL_OK);
+    /* the process that had PID 700 before 300 is never named: the first pass knows only the reused one */
+    assert_null(name_at(d, 700, 200));
+    assert_string_equal(name_at(d, 700, 350), "reused");
+    assert_string_equal(name_at(d, 600, 120), "gone");
+    etl_decoder_free(d);
+
+    /* without the first pass, the events before the rundown have no name */
+    d = etl_decoder_new(f->registry, NULL);
+    assert_int_equal(etl_decode_event(d, &records[0], &ev), ETL_OK);
+    assert_null(ev->process_name);
+    etl_decoder_free(d);
+    /* with it, the same event is named */
+    d = etl_decoder_new(f->registry, NULL);
+    etl_event_record only[2] = {records[0], records[4]};
+    only[1].header.timestamp = 90; /* a DCEnd names the whole lifetime it finds */
+    for (int i = 0; i < 2; i++) assert_int_equal(etl_decoder_learn(d, &only[i]), ETL_OK);
+    assert_int_equal(etl_decode_event(d, &records[0], &ev), ETL_OK);
+    assert_string_equal(ev->process_name, "reused");
+    etl_decoder_free(d);
+}
+
 static void test_stats(void **state)
 {
     fixture *f = *state;
@@ -316,6 +410,7 @@ int main(void)
         cmocka_unit_test(test_manifest_event), cmocka_unit_test(test_winmeta_symbols),
         cmocka_unit_test(test_no_schema_and_error),
         cmocka_unit_test(test_string_only), cmocka_unit_test(test_classic_and_process_names),
+        cmocka_unit_test(test_pid_reuse), cmocka_unit_test(test_learn_pass),
         cmocka_unit_test(test_stats),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -38,8 +38,15 @@ static int on_record(const etl_event_record *record, void *ctx_)
     return ctx->check ? ctx->check(ev, ctx->check_ctx) : 0;
 }
 
-/* Decodes a whole trace with a fresh registry; fills *stats. */
-static void decode_trace(const char *path, event_check_fn check, void *check_ctx, etl_decode_stats *stats)
+static int on_record_learn(const etl_event_record *record, void *decoder)
+{
+    return etl_decoder_learn(decoder, record) != ETL_OK;
+}
+
+/* Decodes a whole trace with a fresh registry, after a first pass (etl_decoder_learn) when `learn`; fills
+ * *stats. */
+static void decode_trace_passes(const char *path, int learn, event_check_fn check, void *check_ctx,
+                                etl_decode_stats *stats)
 {
     etl_trace *trace;
     etl_error err;
@@ -49,6 +56,12 @@ static void decode_trace(const char *path, event_check_fn check, void *check_ctx
     assert_non_null(registry);
     run_ctx ctx = {etl_decoder_new(registry, trace), check, check_ctx, 0};
     assert_non_null(ctx.decoder);
+    if (learn) {
+        etl_trace *first;
+        if (etl_open(&first, paths, 1, NULL, &err) != ETL_OK) fail_msg("%s", err.message);
+        assert_int_equal(etl_process(first, on_record_learn, ctx.decoder), ETL_OK);
+        etl_close(first);
+    }
     int rc = etl_process(trace, on_record, &ctx);
     assert_false(ctx.failed);
     assert_true(rc == ETL_OK || rc == ETL_STOPPED);
@@ -56,6 +69,11 @@ static void decode_trace(const char *path, event_check_fn check, void *check_ctx
     etl_decoder_free(ctx.decoder);
     etl_schema_registry_free(registry);
     etl_close(trace);
+}
+
+static void decode_trace(const char *path, event_check_fn check, void *check_ctx, etl_decode_stats *stats)
+{
+    decode_trace_passes(path, 0, check, check_ctx, stats);
 }
 
 static const etl_field *field_named(const etl_decoded_event *ev, const char *name)
@@ -282,6 +300,68 @@ static void test_tracelogging_tester(void **state)
     assert_int_equal(stats.decode_errors, 0);
 }
 
+/* The same WPR trace logs its process rundown only at the end (Process/DCEnd): streaming, the 70 events of
+ * the TraceLoggingTester.exe process (EXPECTED.md §5.1, the generator program) have no process name yet;
+ * after a first pass (etl_decoder_learn) every one is named. */
+typedef struct tlt_name_ctx {
+    unsigned named, unnamed;
+} tlt_name_ctx;
+
+static int count_tlt_names(const etl_decoded_event *ev, void *ctx_)
+{
+    tlt_name_ctx *ctx = ctx_;
+    if (strcmp(ev->provider_name, "CSharpTraceLoggingEventSource") != 0) return 0;
+    if (ev->process_name) {
+        assert_string_equal(ev->process_name, "TraceLoggingTester");
+        ctx->named++;
+    } else {
+        ctx->unnamed++;
+    }
+    return 0;
+}
+
+static void test_learn_pass_names_wpr_processes(void **state)
+{
+    (void)state;
+    tlt_name_ctx streaming = {0}, two_pass = {0};
+    etl_decode_stats stats;
+    decode_trace_passes("testdata/etwanalyzer/TraceLoggingTester.etl.gz", 0, count_tlt_names, &streaming, &stats);
+    assert_int_equal(streaming.named, 0);
+    assert_int_equal(streaming.unnamed, 70);
+    decode_trace_passes("testdata/etwanalyzer/TraceLoggingTester.etl.gz", 1, count_tlt_names, &two_pass, &stats);
+    assert_int_equal(two_pass.named, 70);
+}
+
+/* ---- SelfDescribingSingleEvent: one TraceLogging event whose first field is a struct (EXPECTED.md §4) ---- */
+
+static int check_single_event(const etl_decoded_event *ev, void *ctx_)
+{
+    unsigned *seen = ctx_;
+    if (strcmp(ev->provider_name, "MySource") != 0) return 0;
+    (*seen)++;
+    assert_string_equal(ev->event_name, "TestEvent");
+    assert_int_equal(ev->status, ETL_DECODE_OK);
+    /* TraceEvent: { "b":"Hello", "c":"World!" } — a struct of two strings, as the first field */
+    assert_true(ev->field_count >= 4);
+    assert_int_equal(ev->fields[0].kind, ETL_FIELD_STRUCT_BEGIN);
+    assert_int_equal(ev->fields[1].depth, 1);
+    assert_string_equal(ev->fields[1].name, "b");
+    assert_string_equal(ev->fields[1].value, "Hello");
+    assert_string_equal(ev->fields[2].name, "c");
+    assert_string_equal(ev->fields[2].value, "World!");
+    assert_int_equal(ev->fields[3].kind, ETL_FIELD_STRUCT_END);
+    return 0;
+}
+
+static void test_self_describing_struct(void **state)
+{
+    (void)state;
+    unsigned seen = 0;
+    etl_decode_stats stats;
+    decode_trace("testdata/perfview/SelfDescribingSingleEvent.etl.gz", check_single_event, &seen, &stats);
+    assert_int_equal(seen, 1);
+}
+
 /* ---- process names: PerfView's PName in net.4.5.2.x86.baseline.txt -------------------------------------- */
 
 typedef struct pname_ctx {
@@ -503,6 +583,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_primitive_types),
         cmocka_unit_test(test_tracelogging_tester),
+        cmocka_unit_test(test_learn_pass_names_wpr_processes),
+        cmocka_unit_test(test_self_describing_struct),
         cmocka_unit_test(test_process_names),
         cmocka_unit_test(test_corpus_counts),
         cmocka_unit_test(test_truncated_payloads),

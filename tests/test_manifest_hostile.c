@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <sys/resource.h>
+#include <time.h>
 
 #include "test_manifest_compare.h"
 
@@ -160,6 +161,80 @@ static void test_size_cap_and_truncation(void **state)
     free(m);
 }
 
+/* A refused part does not take the rest down: a provider with a bad GUID and a template with an unknown type
+ * are left out (the event using that template too), everything else loads, the first error is reported. */
+static void test_partial_load(void **state)
+{
+    (void)state;
+    static const char xml[] = HEAD "<instrumentationManifest><instrumentation><events>"
+        "<provider name=\"Bad\" guid=\"{not-a-guid}\"><events><event value=\"1\"/></events></provider>"
+        "<provider name=\"Good\" guid=\"{00000000-0000-0000-0000-000000000002}\"><templates>"
+        "<template tid=\"Broken\"><data name=\"a\" inType=\"win:Banana\"/></template>"
+        "<template tid=\"Fine\"><data name=\"b\" inType=\"win:UInt32\"/></template></templates>"
+        "<events><event value=\"1\" template=\"Broken\"/><event value=\"2\" template=\"Fine\"/>"
+        "<event value=\"3\"/></events></provider></events></instrumentation></instrumentationManifest>";
+    etl_schema_set s;
+    etl_schema_set_init(&s);
+    etl_error err;
+    assert_int_equal(etl_manifest_parse(&s, xml, sizeof(xml) - 1, "partial.man", &err), ETL_ERR_SCHEMA);
+    assert_non_null(strstr(err.message, "partial.man: line 2: provider 'Bad': missing or invalid guid"));
+    assert_non_null(strstr(err.message, "3 items left out"));   /* provider, template, event 1 */
+    assert_int_equal(s.provider_count, 1);
+    assert_int_equal(s.event_count, 2);
+    etl_schema_set_sort(&s);
+    assert_int_equal(s.events[0].descriptor.id, 2);
+    assert_int_equal(s.events[0].property_count, 1);
+    assert_int_equal(s.events[1].descriptor.id, 3);
+    etl_schema_set_free(&s);
+}
+
+/* Many tasks, opcodes sharing one name, channels, maps and events: lookups stay logarithmic, so a large
+ * (or hostile) manifest parses in bounded time; tables beyond their caps are cut, not grown. */
+static void test_large_tables(void **state)
+{
+    (void)state;
+    size_t cap = 16u << 20, n = 0;
+    char *xml = malloc(cap);
+    assert_non_null(xml);
+    n += (size_t)snprintf(xml + n, cap - n, HEAD MAN_OPEN "<channels>");
+    for (int i = 0; i < 2000; i++)
+        n += (size_t)snprintf(xml + n, cap - n, "<channel name=\"c%d\" chid=\"c%d\" type=\"Analytic\"/>", i, i);
+    n += (size_t)snprintf(xml + n, cap - n, "</channels><tasks>");
+    for (int t = 1; t <= 20000; t++)
+        n += (size_t)snprintf(xml + n, cap - n, "<task name=\"T%d\" value=\"%d\"><opcodes><opcode name=\"Op\" value=\"11\"/>"
+                              "</opcodes></task>", t, t);
+    n += (size_t)snprintf(xml + n, cap - n, "</tasks><maps>");
+    for (int m = 0; m < 20000; m++)
+        n += (size_t)snprintf(xml + n, cap - n, "<valueMap name=\"M%d\"><map value=\"1\" message=\"x\"/></valueMap>", m);
+    n += (size_t)snprintf(xml + n, cap - n, "</maps><templates>");
+    for (int t = 0; t < 20000; t++)
+        n += (size_t)snprintf(xml + n, cap - n, "<template tid=\"t%d\"><data name=\"a\" inType=\"win:UInt32\" map=\"M%d\"/>"
+                              "</template>", t, t);
+    n += (size_t)snprintf(xml + n, cap - n, "</templates><events>");
+    for (int e = 1; e <= 50000; e++)
+        n += (size_t)snprintf(xml + n, cap - n, "<event value=\"%d\" task=\"T%d\" opcode=\"Op\" channel=\"c%d\" "
+                              "template=\"t%d\"/>", e, 1 + e % 20000, e % 200, e % 20000);
+    n += (size_t)snprintf(xml + n, cap - n, "</events>" MAN_CLOSE);
+    assert_true(n < cap - 1);
+    clock_t start = clock();
+    etl_schema_set s;
+    etl_schema_set_init(&s);
+    etl_error err;
+    int rc = etl_manifest_parse(&s, xml, n, "large.man", &err);
+    double seconds = (double)(clock() - start) / CLOCKS_PER_SEC;
+    fprintf(stderr, "large manifest: %zu bytes, %zu events, %.2f s\n", n, s.event_count, seconds);
+    assert_int_equal(rc, ETL_OK);
+    assert_int_equal(s.event_count, 50000);
+    assert_true(seconds < 20.0);   /* quadratic lookups would take minutes */
+    etl_schema_set_sort(&s);
+    assert_int_equal(s.events[4].descriptor.task, 6);        /* event 5: task T(1 + 5) */
+    assert_int_equal(s.events[4].descriptor.opcode, 11);
+    assert_non_null(s.events[4].properties[0].map);
+    assert_string_equal(s.events[4].properties[0].map->name, "M5");
+    etl_schema_set_free(&s);
+    free(xml);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -169,6 +244,8 @@ int main(void)
         cmocka_unit_test(test_deep_nesting),
         cmocka_unit_test(test_recursive_template),
         cmocka_unit_test(test_size_cap_and_truncation),
+        cmocka_unit_test(test_partial_load),
+        cmocka_unit_test(test_large_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "schema/pe_resources.h"
 #include "test_manifest_compare.h"
 
 /* .NET runtime provider and its Runtime/Start event (ClrEtwAll.man: value 187 version 0) */
@@ -56,6 +57,102 @@ static void test_directory_walk(void **state)
                                               ETL_SOURCE_USER_MANIFEST, &err), ETL_OK);
     assert_non_null(strstr(err.message, "LICENSE.txt"));
     etl_schema_registry_free(r);
+}
+
+static void write_bytes(const char *dir, const char *name, const void *data, size_t len)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+/* A folder as users have them: a UTF-16 manifest, unrelated XML, a .dll that is no PE, a broken manifest.
+ * The good manifest loads, the unrelated files are skipped silently, the broken one is reported by name. */
+static void test_directory_mixed(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/etl_schema_dir_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    static const char man[] =
+        "<?xml version=\"1.0\" encoding=\"UTF-16\"?>"
+        "<instrumentationManifest xmlns=\"http://schemas.microsoft.com/win/2004/08/events\"><instrumentation><events>"
+        "<provider name=\"Utf16-Provider\" guid=\"{11111111-2222-3333-4444-555555555555}\">"
+        "<events><event value=\"9\" message=\"from UTF-16\"/></events>"
+        "</provider></events></instrumentation></instrumentationManifest>";
+    size_t n = sizeof(man) - 1;
+    unsigned char *u16 = malloc(2 * n + 2);
+    u16[0] = 0xFF;
+    u16[1] = 0xFE;
+    for (size_t i = 0; i < n; i++) { u16[2 + 2 * i] = (unsigned char)man[i]; u16[3 + 2 * i] = 0; }
+    write_bytes(dir, "utf16.man", u16, 2 * n + 2);
+    free(u16);
+    static const char other[] = "<?xml version=\"1.0\"?><configuration><appSettings/></configuration>";
+    write_bytes(dir, "app.config.xml", other, sizeof(other) - 1);
+    write_bytes(dir, "notape.dll", "just text", 9);
+    static const char broken[] = "<instrumentationManifest><instrumentation><events><provider";
+    write_bytes(dir, "zbroken.man", broken, sizeof(broken) - 1);
+
+    etl_schema_registry *r = etl_schema_registry_new();
+    etl_error err;
+    assert_int_equal(etl_schema_load_directory(r, dir, ETL_SOURCE_USER_MANIFEST, &err), ETL_ERR_SCHEMA);
+    assert_non_null(strstr(err.message, "zbroken.man"));
+    assert_null(strstr(err.message, "more failures"));   /* the other files were not failures */
+    const etl_event_info *e = find(r, "{11111111-2222-3333-4444-555555555555}", 9, 0);
+    assert_non_null(e);
+    assert_string_equal(e->message, "from UTF-16");
+    etl_schema_registry_free(r);
+    const char *names[] = {"utf16.man", "app.config.xml", "notape.dll", "zbroken.man"};
+    for (size_t i = 0; i < 4; i++) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+/* A copy of System32 with its language folder: the binary has WEVT_TEMPLATE but no message table, the
+ * strings are in en-US/<name>.mui; the walk loads the binary, uses the .mui and does not load the .mui as a
+ * binary of its own. */
+static void test_directory_mui(void **state)
+{
+    (void)state;
+    size_t len;
+    unsigned char *b = read_whole_file("testdata/schemas/pe-wevt/synthetic-from-mc-testcases/TaskOpcodes.dll", &len);
+    assert_non_null(b);
+    char dir[] = "/tmp/etl_system32_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char lang[600];
+    snprintf(lang, sizeof(lang), "%s/en-US", dir);
+    assert_int_equal(mkdir(lang, 0700), 0);
+    write_bytes(lang, "prov.dll.mui", b, len);
+    etl_pe_image pe;
+    etl_error err;
+    assert_int_equal(etl_pe_open(&pe, b, len, "TaskOpcodes.dll", &err), ETL_OK);
+    size_t root = pe.rsrc_offset, n = (size_t)b[root + 12] + b[root + 14];
+    for (size_t i = 0; i < n; i++)
+        if (b[root + 16 + 8 * i] == ETL_RT_MESSAGETABLE && b[root + 17 + 8 * i] == 0) b[root + 16 + 8 * i] = 99;
+    write_bytes(dir, "prov.dll", b, len);
+
+    etl_schema_registry *r = etl_schema_registry_new();
+    assert_int_equal(etl_schema_load_directory(r, dir, ETL_SOURCE_USER_MANIFEST, &err), ETL_OK);
+    /* TaskOpcodes.man event 1: level win:Error, task Task1 ($(string.task.1.1) = "Task.1.1") */
+    const etl_event_info *e = find(r, "{00000000-0000-0000-0000-000000000001}", 1, 0);
+    assert_non_null(e);
+    assert_int_equal(e->source, ETL_SOURCE_USER_WEVT);
+    assert_string_equal(e->level_name, "Error");
+    assert_string_equal(e->task_name, "Task.1.1");
+    etl_schema_registry_free(r);
+    char path[700];
+    snprintf(path, sizeof(path), "%s/prov.dll.mui", lang);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/prov.dll", dir);
+    unlink(path);
+    rmdir(lang);
+    rmdir(dir);
+    free(b);
 }
 
 static void test_pe_file(void **state)
@@ -198,6 +295,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_directory_walk),
+        cmocka_unit_test(test_directory_mixed),
+        cmocka_unit_test(test_directory_mui),
         cmocka_unit_test(test_pe_file),
         cmocka_unit_test(test_bundled_and_precedence),
         cmocka_unit_test(test_export_import_registry),

@@ -489,6 +489,66 @@ static void test_truncated_file_keeps_complete_buffers(void **state)
     unlink(path);
 }
 
+/* Zeros where a buffer should start: a hole inside the file is skipped with an error naming its offset and
+ * the buffers after it are still read; a zero-filled tail (preallocated file) gives a warning. */
+static void test_zero_filled_hole_and_tail(void **state)
+{
+    (void)state;
+    size_t size = 0;
+    uint8_t *orig = corpus_load("testdata/perfview/primitive-types.etl.gz", &size);
+    assert_non_null(orig);
+    assert_int_equal(size, 2 * 8192); /* two 8 KiB buffers (corpus-EXPECTED.md §9) */
+    uint8_t *hole = calloc(1, size + 8192 + 20000);
+    assert_non_null(hole);
+    memcpy(hole, orig, 8192);
+    memcpy(hole + 16384, orig + 8192, 8192);  /* buffer 0, 8 KiB of zeros, buffer 1 */
+    char path[64];
+    assert_int_equal(corpus_write_temp(hole, size + 8192, path), 0);
+    etl_trace *t;
+    const char *paths[] = {path};
+    diag_count = 0;
+    etl_open_options opt = {0, count_diag, NULL};
+    assert_int_equal(etl_open(&t, paths, 1, &opt, NULL), ETL_OK);
+    collected c = {0};
+    assert_int_equal(etl_process(t, collect, &c), ETL_OK);
+    assert_int_equal(c.events, 7); /* all records of the census (EVENT64:5, SYSTEM64:2) */
+    assert_int_equal(etl_trace_get_stats(t)->errors, 1);
+    etl_close(t);
+    unlink(path);
+
+    memcpy(hole + 8192, orig + 8192, 8192);    /* both buffers, then a 20,000-byte zero tail */
+    memset(hole + 16384, 0, 8192 + 20000);
+    assert_int_equal(corpus_write_temp(hole, size + 20000, path), 0);
+    assert_int_equal(etl_open(&t, paths, 1, &opt, NULL), ETL_OK);
+    collected d = {0};
+    assert_int_equal(etl_process(t, collect, &d), ETL_OK);
+    assert_int_equal(d.events, 7);
+    assert_int_equal(etl_trace_get_stats(t)->errors, 0);
+    assert_int_equal(etl_trace_get_stats(t)->warnings, 1);
+    etl_close(t);
+    unlink(path);
+    free(hole);
+    free(orig);
+}
+
+/* CldFlt2 was copied while its session was running (EndTime 0, BuffersWritten 0): read, with a warning. */
+static void test_live_file_warning(void **state)
+{
+    (void)state;
+    etl_trace *t;
+    diag_count = 0;
+    const char *paths[] = {"testdata/s4/CldFlt2-2025-12-21-121418.etl.gz"};
+    etl_open_options opt = {0, count_diag, NULL};
+    assert_int_equal(etl_open(&t, paths, 1, &opt, NULL), ETL_OK);
+    collected c = {0};
+    assert_int_equal(etl_process(t, collect, &c), ETL_OK);
+    assert_int_equal(c.events, 2);
+    assert_int_equal(etl_trace_get_stats(t)->warnings, 1);
+    assert_int_equal(etl_trace_get_stats(t)->errors, 0);
+    assert_int_equal(diag_count, 1);
+    etl_close(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -503,6 +563,8 @@ int main(void)
         cmocka_unit_test(test_empty_missing_and_garbage_files),
         cmocka_unit_test(test_damaged_copies_never_crash),
         cmocka_unit_test(test_truncated_file_keeps_complete_buffers),
+        cmocka_unit_test(test_zero_filled_hole_and_tail),
+        cmocka_unit_test(test_live_file_warning),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

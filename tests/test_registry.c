@@ -94,6 +94,27 @@ static void test_precedence(void **state)
     eventsource.event_name = "eventsource v2";
     assert_int_equal(etl_schema_registry_add(r, &eventsource, ETL_KEY_MANIFEST), ETL_OK);
     assert_string_equal(etl_schema_registry_find(r, ETL_KEY_MANIFEST, &provider, 1, 0)->event_name, "eventsource v2");
+    /* re-sent unchanged (EventSource manifests are sent again at every capture state): the stored copy stays */
+    const etl_event_info *before = etl_schema_registry_find(r, ETL_KEY_MANIFEST, &provider, 1, 0);
+    static const etl_map_entry entries[] = {{1, "One"}};
+    static const etl_map_info map = {"M", ETL_MAP_VALUEMAP, 1, entries};
+    etl_property_info props[1] = {{"p", 0, ETL_IN_UINT32, 0, 0, 0, 1, 0, &map}};
+    eventsource.properties = props;
+    eventsource.property_count = eventsource.top_level_count = 1;
+    assert_int_equal(etl_schema_registry_add(r, &eventsource, ETL_KEY_MANIFEST), ETL_OK);
+    const etl_event_info *with_props = etl_schema_registry_find(r, ETL_KEY_MANIFEST, &provider, 1, 0);
+    assert_ptr_not_equal(with_props, before);
+    assert_int_equal(etl_schema_registry_add(r, &eventsource, ETL_KEY_MANIFEST), ETL_OK);
+    assert_ptr_equal(etl_schema_registry_find(r, ETL_KEY_MANIFEST, &provider, 1, 0), with_props);
+    /* any difference, down to a map entry name, is a new description */
+    static const etl_map_entry renamed[] = {{1, "Uno"}};
+    static const etl_map_info map2 = {"M", ETL_MAP_VALUEMAP, 1, renamed};
+    props[0].map = &map2;
+    assert_int_equal(etl_schema_registry_add(r, &eventsource, ETL_KEY_MANIFEST), ETL_OK);
+    const etl_event_info *renamed_info = etl_schema_registry_find(r, ETL_KEY_MANIFEST, &provider, 1, 0);
+    assert_ptr_not_equal(renamed_info, with_props);
+    assert_string_equal(renamed_info->properties[0].map->entries[0].name, "Uno");
+
     assert_int_equal(etl_schema_registry_add(r, &user, ETL_KEY_MANIFEST), ETL_OK);
     const etl_event_info *f = etl_schema_registry_find(r, ETL_KEY_MANIFEST, &provider, 1, 0);
     assert_string_equal(f->event_name, "user");

@@ -228,6 +228,22 @@ static void test_strings(void **state)
     assert_string_equal(render(ETL_IN_COUNTEDSTRING, 0, "", 0, 8), "");
 }
 
+static void test_trim_partial(void **state)
+{
+    (void)state;
+    char cut2[] = "ab\xC3", cut3[] = "ab\xE2\x82", whole[] = "ab\xE2\x82\xAC", ascii[] = "abc", empty[] = "";
+    etl_utf8_trim_partial(cut2);
+    etl_utf8_trim_partial(cut3);
+    etl_utf8_trim_partial(whole);
+    etl_utf8_trim_partial(ascii);
+    etl_utf8_trim_partial(empty);
+    assert_string_equal(cut2, "ab");
+    assert_string_equal(cut3, "ab");
+    assert_string_equal(whole, "ab\xE2\x82\xAC");
+    assert_string_equal(ascii, "abc");
+    assert_string_equal(empty, "");
+}
+
 static void test_binary(void **state)
 {
     (void)state;
@@ -253,6 +269,10 @@ static void test_maps(void **state)
     assert_string_equal(render_map(ETL_IN_UINT32, &bmap, zero, 4), "None");
     const etl_map_info bnozero = {"Flags", ETL_MAP_BITMAP, 2, values + 1};
     assert_string_equal(render_map(ETL_IN_UINT32, &bnozero, zero, 4), "0x0");
+    /* a value map without a matching entry prints the number as its type says */
+    const uint8_t eight[4] = {8, 0, 0, 0};
+    assert_string_equal(render_map(ETL_IN_HEXINT32, &vmap, eight, 4), "0x8");
+    assert_string_equal(render_map(ETL_IN_UINT32, &vmap, eight, 4), "8");
 }
 
 int main(void)
@@ -261,7 +281,7 @@ int main(void)
         cmocka_unit_test(test_integers), cmocka_unit_test(test_hex_forms), cmocka_unit_test(test_guid_bool_char),
         cmocka_unit_test(test_network),  cmocka_unit_test(test_sid),       cmocka_unit_test(test_times),
         cmocka_unit_test(test_floats),   cmocka_unit_test(test_strings),   cmocka_unit_test(test_binary),
-        cmocka_unit_test(test_maps),     cmocka_unit_test(test_etwtime),
+        cmocka_unit_test(test_maps),     cmocka_unit_test(test_etwtime),   cmocka_unit_test(test_trim_partial),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     etl_textbuf_free(&buf);

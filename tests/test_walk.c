@@ -284,6 +284,28 @@ static void test_arrays(void **state)
     assert_int_equal(st, ETL_DECODE_ERROR);
 }
 
+/* Arrays of characters (out-type STRING on INT8/UINT8/UINT16) are one counted string, as TDH shows
+ * TraceLogging CharArray/WCharArray fields (etl-format.md §5.1: AMSITrace's "Raw Script"). */
+static void test_char_arrays(void **state)
+{
+    (void)state;
+    int st;
+    etl_property_info w[2] = {P("w", ETL_IN_UINT16, ETL_OUT_STRING), P("x", ETL_IN_UINT8, 0)};
+    w[0].flags = ETL_PROP_INLINE_COUNT;
+    const uint8_t wd[] = {3, 0, 'a', 0, 0xE9, 0, '\n', 0, 7}; /* "aé\n" then x=7 */
+    assert_string_equal(run(w, 2, 2, wd, sizeof wd, 8, &st), "w=a\xc3\xa9\n x=7");
+    assert_int_equal(st, ETL_DECODE_OK);
+    run(w, 2, 2, wd, 7, 8, &st); /* one byte short of the third character */
+    assert_int_equal(st, ETL_DECODE_ERROR);
+    etl_property_info a[1] = {P("a", ETL_IN_UINT8, ETL_OUT_STRING)};
+    a[0].flags = ETL_PROP_PARAM_FIXED_COUNT, a[0].count = 4;
+    const uint8_t ad[] = {'a', 'b', 0, 0}; /* NUL padding ends the text */
+    assert_string_equal(run(a, 1, 1, ad, 4, 8, &st), "a=ab");
+    /* without the STRING out-type a UINT8 array stays an array of numbers */
+    a[0].out_type = 0;
+    assert_string_equal(run(a, 1, 1, ad, 4, 8, &st), "a=[97,98,0,0]");
+}
+
 static void test_structs(void **state)
 {
     (void)state;
@@ -474,7 +496,7 @@ int main(void)
     etl_walk_init(&walk);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixed_sizes), cmocka_unit_test(test_pointer_size), cmocka_unit_test(test_strings),
-        cmocka_unit_test(test_counted),     cmocka_unit_test(test_sids),         cmocka_unit_test(test_arrays),
+        cmocka_unit_test(test_counted),     cmocka_unit_test(test_sids),         cmocka_unit_test(test_arrays), cmocka_unit_test(test_char_arrays),
         cmocka_unit_test(test_structs),     cmocka_unit_test(test_hostile_counts),
         cmocka_unit_test(test_trailing_and_noprint), cmocka_unit_test(test_optional_tail),
         cmocka_unit_test(test_random_descriptions),

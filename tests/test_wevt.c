@@ -238,6 +238,19 @@ static void test_message_table(void **state)
     assert_non_null(s);
     assert_string_equal(s, "Error");
     assert_null(etl_message_table_lookup(&t, 0x12345678u, &a));
+    /* a hand-built table (layout of schemas.md §2.9): ids 5..6, one ANSI entry (Windows-1252: 0xE9 = é,
+     * 0x80 = €) and one UTF-16 entry, each with mc's trailing CR LF */
+    static const uint8_t handmade[] = {
+        1, 0, 0, 0,                    /* one block */
+        5, 0, 0, 0, 6, 0, 0, 0, 16, 0, 0, 0,   /* ids 5..6, entries at 16 */
+        12, 0, 0, 0, 'C', 'a', 'f', 0xE9, ' ', 0x80, '\r', '\n',            /* ANSI, 12 bytes */
+        12, 0, 1, 0, 'O', 0, 'K', 0, '\r', 0, '\n', 0,                      /* UTF-16 */
+    };
+    etl_message_table h;
+    assert_int_equal(etl_message_table_open(&h, handmade, sizeof(handmade)), ETL_OK);
+    assert_string_equal(etl_message_table_lookup(&h, 5, &a), "Caf\xc3\xa9 \xe2\x82\xac");
+    assert_string_equal(etl_message_table_lookup(&h, 6, &a), "OK");
+    assert_null(etl_message_table_lookup(&h, 7, &a));
     /* truncated tables never read past the end */
     for (size_t cut = 0; cut < len; cut++)
         if (etl_message_table_open(&t, m, cut) == ETL_OK) (void)etl_message_table_lookup(&t, 0x50000002u, &a);

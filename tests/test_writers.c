@@ -220,6 +220,28 @@ static void test_xml_manifest_event(void **state)
     free(out);
 }
 
+/* Security UserID from the SID extended item: the well-known LocalSystem SID S-1-5-18 (bytes per MS-DTYP
+ * 2.4.2.2: revision 1, one sub-authority, authority 5, sub-authority 18). */
+static void test_xml_security_sid(void **state)
+{
+    (void)state;
+    fixture fx;
+    make_manifest_event(&fx);
+    static const uint8_t local_system[] = {1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0};
+    etl_extended_item items[2] = {fx.ext, {ETL_EXT_SID, sizeof local_system, local_system}};
+    fx.record.extended_data = items;
+    fx.record.extended_data_count = 2;
+    etl_writer_options opt = {0};
+    char *out = run_writer("xml", &opt, &fx.event, 1);
+    assert_non_null(strstr(out, "\t\t<Computer />\n\t\t<Security UserID=\"S-1-5-18\" />\n\t</System>"));
+    xmlFreeDoc(parse_xml(out));
+    free(out);
+    items[1].data_size = 11;  /* cut short: no Security element rather than an over-read */
+    out = run_writer("xml", &opt, &fx.event, 1);
+    assert_null(strstr(out, "<Security"));
+    free(out);
+}
+
 static void test_xml_local_time_and_raw(void **state)
 {
     (void)state;
@@ -311,7 +333,20 @@ static void test_xml_payload_forms(void **state)
     xmlFreeDoc(parse_xml(out));
     free(out);
 
+    /* R2: a WPP message without its TMF */
     opt.best_effort = 0;
+    make_undecoded_event(&fx);
+    fx.record.kind = ETL_KIND_MESSAGE;
+    fx.record.header.descriptor.id = 10;
+    etl_guid_parse("{400c1ae9-0bd1-369b-1fa7-27d9adbc8749}", &fx.record.header.provider_id);
+    out = run_writer("xml", &opt, &fx.event, 1);
+    assert_non_null(strstr(out, "\t<DebugData>\n\t\t<SequenceNumber>0</SequenceNumber>\n"));
+    assert_non_null(strstr(out, "<Message>Unknown( 10): GUID=400c1ae9-0bd1-369b-1fa7-27d9adbc8749 (No Format "
+                                "Information found).</Message>"));
+    assert_null(strstr(out, "BinaryEventData"));
+    xmlFreeDoc(parse_xml(out));
+    free(out);
+
     make_manifest_event(&fx);
     fx.event.string_only = 1;
     fx.fields[0].value = "plain string";
@@ -421,7 +456,8 @@ static void test_csv_rfc4180(void **state)
     assert_string_equal(rows.cells[1][10], "0x2EBC");  /* TID 11964 */
     assert_string_equal(rows.cells[1][16], "130350384206129958");
     assert_string_equal(rows.cells[1][19], "{aeb41e37-cf40-4317-a989-7d5aa6a2dc87}");
-    assert_string_equal(rows.cells[1][20], hostile);  /* quoting round-trips every byte */
+    /* quoting round-trips every byte but malformed UTF-8, which becomes U+FFFD */
+    assert_string_equal(rows.cells[1][20], "a,b \"q\" <x>&amp;\ttab\nline\r\x01\x1f\xef\xbf\xbd\xef\xbf\xbd( \xe2\x82\xac end");
     assert_string_equal(rows.cells[1][21], "1");
     assert_string_equal(rows.cells[1][22], "2");
     assert_int_equal(rows.count[1], 23);
@@ -604,6 +640,22 @@ static void test_summary(void **state)
     assert_non_null(strstr(out, "|         2    Process      Start             3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c|\n"));
     assert_non_null(strstr(out, "|         1    Unknown                        f10521c0-ffa9-4698-a49e-f00dadc2046e|\n"));
     free(out);
+
+    /* TraceLogging events of one provider all have id/task/opcode 0: one row per event name */
+    fixture tl[3];
+    for (int i = 0; i < 3; i++) {
+        make_manifest_event(&tl[i]);
+        tl[i].record.header.descriptor = (etl_event_descriptor){0};
+        tl[i].event.source = ETL_SOURCE_TRACELOGGING;
+        tl[i].event.task_name = NULL;
+        tl[i].event.opcode_name = NULL;
+        tl[i].info.event_name = i == 1 ? "AmsiScript" : "AmsiFile";
+    }
+    etl_decoded_event tl_events[3] = {tl[0].event, tl[1].event, tl[2].event};
+    out = run_writer("summary", NULL, tl_events, 3);
+    assert_non_null(strstr(out, "|         2    AmsiFile                       0745b9d3-bc9a-4c33-953c-77de89336b0d|\n"));
+    assert_non_null(strstr(out, "|         1    AmsiScript                     0745b9d3-bc9a-4c33-953c-77de89336b0d|\n"));
+    free(out);
 }
 
 static void test_registry(void **state)
@@ -621,6 +673,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_xml_manifest_event),
+        cmocka_unit_test(test_xml_security_sid),
         cmocka_unit_test(test_xml_local_time_and_raw),
         cmocka_unit_test(test_times_across_days),
         cmocka_unit_test(test_xml_payload_forms),

@@ -235,7 +235,9 @@ typedef struct etl_decoded_event {
     const char *const *keyword_names;
     uint32_t keyword_name_count;
     const char *message;            /* message with inserts substituted; NULL when the schema has none */
-    const char *process_name;       /* from process rundown/start events; NULL when unknown */
+    const char *process_name;       /* image name without extension of the process that had process_id at
+                                     * the event's time (from process start/end/rundown events seen so far,
+                                     * or in a first pass: etl_decoder_learn); NULL when unknown */
     uint32_t process_id;            /* the process the event belongs to, as PerfView's PID: the record's PID,
                                      * except for kernel events that name a process in their payload
                                      * (ProcessId field) or have no PID (PERFINFO headers: the process of
@@ -259,6 +261,13 @@ void etl_decoder_free(etl_decoder *decoder);
  * decodes it. The result stays valid until the next call on the same decoder. Returns ETL_OK or
  * ETL_ERR_NOMEM. */
 int etl_decode_event(etl_decoder *decoder, const etl_event_record *record, const etl_decoded_event **out);
+
+/* Optional first pass over the same records, in the same order, before any etl_decode_event: learns process
+ * context (process names with their lifetimes, TID → PID) without producing output, so the decoding pass can
+ * name processes whose rundown comes only at the end of the trace (WPR traces). Decodes only kernel
+ * Process/Thread and Microsoft-Windows-Kernel-Process events and feeds no other source; invalidates the last
+ * decoded event. Returns ETL_OK or ETL_ERR_NOMEM. */
+int etl_decoder_learn(etl_decoder *decoder, const etl_event_record *record);
 
 typedef struct etl_decode_stats {
     uint64_t decoded;

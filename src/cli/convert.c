@@ -31,7 +31,7 @@ typedef struct run {
 static void on_diagnostic(const etl_diagnostic *d, void *ctx)
 {
     run *r = ctx;
-    if (r->opt->quiet) return;
+    if (r->opt->quiet && d->severity != ETL_ERROR) return;  /* -q silences warnings, not errors */
     if (r->diagnostics_printed >= MAX_PRINTED_DIAGNOSTICS) {
         r->diagnostics_suppressed++;
         return;

@@ -163,13 +163,31 @@ static int looks_like_trace(const char *arg)
     return (n >= 4 && strcasecmp(arg + n - 4, ".etl") == 0) || (n >= 7 && strcasecmp(arg + n - 7, ".etl.gz") == 0);
 }
 
+/* Without -of, "-o trace.csv" (or .jsonl, .json, .txt, .xml, each optionally + ".gz") picks the format. */
+static void infer_format(etlconv_options *o)
+{
+    static const struct { const char *suffix; const char *format; } by_suffix[] = {
+        {".csv", "csv"}, {".jsonl", "jsonl"}, {".json", "jsonl"}, {".txt", "table"}, {".tsv", "table"},
+        {".xml", "xml"},
+    };
+    size_t n = strlen(o->output);
+    if (n > 3 && strcasecmp(o->output + n - 3, ".gz") == 0) n -= 3;
+    for (size_t i = 0; i < sizeof by_suffix / sizeof by_suffix[0]; i++) {
+        size_t k = strlen(by_suffix[i].suffix);
+        if (n > k && strncasecmp(o->output + n - k, by_suffix[i].suffix, k) == 0) {
+            o->format = etl_writer_format_find(by_suffix[i].format);
+            return;
+        }
+    }
+}
+
 int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
 {
     memset(o, 0, sizeof *o);
     o->format = etl_writer_format_find("xml");
     o->writer.table_columns = ETL_TABLE_DEFAULT;
     o->filters.level = -1;
-    int only_files = 0;
+    int only_files = 0, format_given = 0;
     char ***collect = &o->inputs;  /* where bare words go: inputs, or -import/-l lists */
     size_t *collect_count = &o->input_count;
 
@@ -206,6 +224,7 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
             o->output = v;
         } else if ((v = match(a, "-of|--format"))) {
             VALUE(a);
+            format_given = 1;
             o->format = etl_writer_format_find(v);
             if (!o->format || strcmp(o->format->name, "summary") == 0) {
                 if (o->format) {
@@ -310,6 +329,7 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
 #undef VALUE
     }
     if (o->mode != MODE_CONVERT) return 0;
+    if (!format_given && o->output && !o->each) infer_format(o);
     if (o->input_count == 0) return fail("%s", "no input file");
     if (o->each && !o->output) return fail("%s", "--each needs -o DIR");
     if (o->each && o->summary_file) return fail("%s", "--each writes one summary per input; give -summary no file");
@@ -340,7 +360,8 @@ void etlconv_print_help(FILE *out)
           "\n"
           "Output:\n"
           "  -o, --output FILE       write FILE atomically (FILE.gz: gzip); refuses to overwrite without -y\n"
-          "  -of, --format FMT       XML (default), CSV, TABLE, JSON (JSON Lines) or SUMMARY\n"
+          "  -of, --format FMT       XML (default), CSV, TABLE, JSON (JSON Lines) or SUMMARY; without it\n"
+          "                          -o NAME.csv/.jsonl/.json/.txt/.tsv/.xml[.gz] picks the format\n"
           "  -summary [FILE]         tracerpt's summary.txt form (stdout when no FILE and no -o)\n"
           "  -y, --yes               overwrite existing output files\n"
           "  --each                  one output per input: -o DIR/ receives DIR/NAME.xml etc.\n"

@@ -86,6 +86,21 @@ static int has_suffix(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* The stream over `fd`: gzip when the name ends in ".gz". */
+static int attach_stream(etlconv_output *o, int fd, const char *path)
+{
+    if (has_suffix(path, ".gz")) {
+        o->gz = gzdopen(fd, "wb6");
+        if (o->gz) gzbuffer(o->gz, 1 << 17);
+        o->sink.write = gz_write;
+    } else {
+        o->file = fdopen(fd, "wb");
+        o->sink.write = file_write;
+    }
+    o->sink.ctx = o;
+    return o->gz || o->file ? 0 : -1;
+}
+
 etlconv_output *etlconv_output_open(const char *path, int overwrite)
 {
     etlconv_output *o = calloc(1, sizeof *o);
@@ -100,6 +115,24 @@ etlconv_output *etlconv_output_open(const char *path, int overwrite)
         return o;
     }
     struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        /* a device or FIFO (/dev/null, /dev/stdout, a named pipe): written directly, nothing to replace */
+        int fd = open(path, O_WRONLY);
+        if (fd < 0) {
+            fprintf(stderr, "etlconv: %s: %s\n", path, strerror(errno));
+            free(o);
+            return NULL;
+        }
+        o->path = strdup(path);
+        if (attach_stream(o, fd, path) != 0 || !o->path) {
+            fprintf(stderr, "etlconv: %s: %s\n", path, strerror(errno ? errno : ENOMEM));
+            close(fd);
+            free(o->path);
+            free(o);
+            return NULL;
+        }
+        return o;
+    }
     if (!overwrite && lstat(path, &st) == 0) {
         fprintf(stderr, "etlconv: %s: already exists (use -y to overwrite)\n", path);
         free(o);
@@ -132,16 +165,7 @@ etlconv_output *etlconv_output_open(const char *path, int overwrite)
     int chmod_rc = fchmod(fd, 0666 & ~mask);
     (void)chmod_rc;  /* not fatal: the file merely stays private */
     o->overwrite = overwrite;
-    if (has_suffix(path, ".gz")) {
-        o->gz = gzdopen(fd, "wb6");
-        if (o->gz) gzbuffer(o->gz, 1 << 17);
-        o->sink.write = gz_write;
-    } else {
-        o->file = fdopen(fd, "wb");
-        o->sink.write = file_write;
-    }
-    o->sink.ctx = o;
-    if (!o->gz && !o->file) {
+    if (attach_stream(o, fd, path) != 0) {
         fprintf(stderr, "etlconv: %s: %s\n", path, strerror(errno));
         close(fd);
         etlconv_output_abort(o);
@@ -192,7 +216,7 @@ int etlconv_output_commit(etlconv_output *o)
         if (fflush(stdout) != 0 || ferror(stdout)) rc = -1, err = errno;
         o->file = NULL;
     } else if (o->file) {
-        if (fflush(o->file) != 0 || fsync(fileno(o->file)) != 0) rc = -1, err = errno;
+        if (fflush(o->file) != 0 || (o->temp_path && fsync(fileno(o->file)) != 0)) rc = -1, err = errno;
         if (fclose(o->file) != 0 && rc == 0) rc = -1, err = errno;
         o->file = NULL;
     }

@@ -115,6 +115,30 @@ void etl_decoder_free(etl_decoder *d)
 
 const etl_decode_stats *etl_decoder_get_stats(const etl_decoder *d) { return &d->stats; }
 
+static const etl_event_info *find_schema(etl_decoder *d, const etl_event_record *rec, const char **tl_error);
+
+int etl_decoder_learn(etl_decoder *d, const etl_event_record *rec)
+{
+    etl_decoded_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.record = rec;
+    ev.status = ETL_DECODE_NO_SCHEMA;
+    ev.process_id = UINT32_MAX;
+    if (etl_process_table_wants(rec) && !(rec->header.flags & ETL_EVENT_FLAG_STRING_ONLY)) {
+        const char *tl_error;
+        ev.info = find_schema(d, rec, &tl_error);
+        if (ev.info) {
+            etl_render_context ctx = {rec->pointer_size, d->trace, rec->file_index, etl_trace_raw_to_filetime};
+            int rc = etl_walk_event(&d->walk, ev.info, rec->user_data, rec->user_data ? rec->user_data_length : 0, &ctx);
+            if (rc < 0) return rc;
+            ev.status = (etl_decode_status)rc;
+            ev.fields = d->walk.fields;
+            ev.field_count = d->walk.field_count;
+        }
+    }
+    return etl_process_table_observe(d->processes, &ev);
+}
+
 static int is_classic_kind(etl_header_kind kind) { return kind <= ETL_KIND_INSTANCE64; }
 
 static int is_event_header_kind(etl_header_kind kind) { return kind == ETL_KIND_EVENT32 || kind == ETL_KIND_EVENT64; }
@@ -232,6 +256,9 @@ static void set_error(etl_decoder *d, etl_decoded_event *ev, const char *why)
     snprintf(d->error, sizeof d->error, "%s record at file %u offset 0x%llx, %s/%s: %s",
              etl_header_kind_name(rec->kind), rec->file_index,
              (unsigned long long)(rec->file_offset + rec->record_offset), ev->provider_name, ev->event_name, why);
+    for (char *c = d->error; *c; c++) /* names come from the trace: keep the reason on one line */
+        if ((unsigned char)*c < 0x20 || *c == 0x7F) *c = ' ';
+    etl_utf8_trim_partial(d->error);
     ev->error = d->error;
 }
 
@@ -295,7 +322,7 @@ int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_deco
 
     if (etl_process_table_observe(d->processes, ev) != ETL_OK) return ETL_ERR_NOMEM;
     ev->process_id = etl_process_table_event_pid(d->processes, ev);
-    ev->process_name = etl_process_table_name(d->processes, ev->process_id);
+    ev->process_name = etl_process_table_name(d->processes, ev->process_id, rec->header.timestamp);
 
     switch (ev->status) {
     case ETL_DECODE_OK: d->stats.decoded++; break;

@@ -1,24 +1,40 @@
-/* PID → process name and TID → PID tables (docs/etl-format.md §4.6). Names come from the decoded fields rather
- * than byte offsets, so every Process/Thread layout version the schema sources know works. PIDs and TIDs are
- * reused: a later start event replaces the entry; end events keep it (events still in flight carry the id).
- * Memory grows with the number of distinct ids, which is bounded by the trace's own events. */
+/* Process context (docs/etl-format.md §4.6): process lifetimes with their names, and TID → PID.
+ *
+ * Names come from the decoded fields rather than byte offsets, so every Process/Thread layout version the
+ * schema sources know works. PIDs are reused, so a PID owns a list of lifetimes [start, end] with a name:
+ *  - Start opens a lifetime at its timestamp (closing one still open: its End was lost);
+ *  - DCStart/DCEnd (rundown) name the lifetime that contains their time, or open one "since the trace began"
+ *    (a WPR trace logs its process rundown only at the end);
+ *  - End/Defunct close the lifetime that contains their time, or record one that ended then.
+ * An event at time t takes the name of the latest lifetime containing t, else of the latest one that started
+ * before t (events still in flight after an End). Observing the same event twice changes nothing, so a first
+ * pass over the trace (etl_decoder_learn) followed by the decoding pass names processes from the start.
+ * Memory grows with the number of process and thread events, which the trace itself bounds. */
 #include "decode/process_table.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "decode/textbuf.h"
+
 #define NAME_MAX_BYTES 128
+#define NO_INDEX UINT32_MAX
+
+typedef struct lifetime {
+    int64_t start, end;   /* INT64_MIN / INT64_MAX: open-ended */
+    uint32_t name;        /* offset in `names`, NO_INDEX when none yet */
+    uint32_t next;        /* next lifetime of the same PID */
+} lifetime;
 
 typedef struct process_slot {
     uint32_t pid;
-    int used;
-    char name[NAME_MAX_BYTES];
+    uint32_t first;       /* first lifetime, NO_INDEX: empty slot */
 } process_slot;
 
 typedef struct thread_slot {
     uint32_t tid;
-    uint32_t pid;  /* UINT32_MAX: empty slot */
+    uint32_t pid;         /* UINT32_MAX: empty slot */
 } thread_slot;
 
 /* Which top-level properties of a description name the PID / a TID (-1: none), cached per description so
@@ -34,6 +50,9 @@ struct etl_process_table {
     id_properties id_cache[ID_CACHE_SIZE];
     process_slot *processes;
     size_t process_capacity, process_count;
+    lifetime *lifetimes;
+    size_t lifetime_count, lifetime_capacity;
+    etl_textbuf names;    /* display names, NUL-separated */
     thread_slot *threads;
     size_t thread_capacity, thread_count;
 };
@@ -50,16 +69,27 @@ void etl_process_table_free(etl_process_table *t)
 {
     if (!t) return;
     free(t->processes);
+    free(t->lifetimes);
     free(t->threads);
+    etl_textbuf_free(&t->names);
     free(t);
 }
+
+int etl_process_table_wants(const etl_event_record *record)
+{
+    const etl_event_header *h = &record->header;
+    return etl_guid_equal(&h->provider_id, &process_class) || etl_guid_equal(&h->provider_id, &thread_class) ||
+           etl_guid_equal(&h->provider_id, &kernel_process_provider);
+}
+
+/* ---- hash tables --------------------------------------------------------------------------------------- */
 
 static size_t hash_id(uint32_t id, size_t capacity) { return (size_t)(id * 2654435761u) & (capacity - 1); }
 
 static size_t process_slot_of(const etl_process_table *t, uint32_t pid)
 {
     size_t i = hash_id(pid, t->process_capacity);
-    while (t->processes[i].used && t->processes[i].pid != pid) i = (i + 1) & (t->process_capacity - 1);
+    while (t->processes[i].first != NO_INDEX && t->processes[i].pid != pid) i = (i + 1) & (t->process_capacity - 1);
     return i;
 }
 
@@ -74,13 +104,14 @@ static int grow_processes(etl_process_table *t)
 {
     if ((t->process_count + 1) * 2 <= t->process_capacity) return 0;
     size_t cap = t->process_capacity ? t->process_capacity * 2 : 256;
-    process_slot *old = t->processes, *fresh = calloc(cap, sizeof *fresh);
+    process_slot *old = t->processes, *fresh = malloc(cap * sizeof *fresh);
     if (!fresh) return -1;
+    for (size_t i = 0; i < cap; i++) fresh[i].first = NO_INDEX;
     size_t old_cap = t->process_capacity;
     t->processes = fresh;
     t->process_capacity = cap;
     for (size_t i = 0; i < old_cap; i++)
-        if (old[i].used) t->processes[process_slot_of(t, old[i].pid)] = old[i];
+        if (old[i].first != NO_INDEX) t->processes[process_slot_of(t, old[i].pid)] = old[i];
     free(old);
     return 0;
 }
@@ -101,6 +132,8 @@ static int grow_threads(etl_process_table *t)
     return 0;
 }
 
+/* ---- names and lifetimes ------------------------------------------------------------------------------- */
+
 void etl_process_display_name(const char *image, char *out, size_t cap)
 {
     const char *base = image;
@@ -117,40 +150,79 @@ void etl_process_display_name(const char *image, char *out, size_t cap)
     out[n] = '\0';
 }
 
-static const etl_field *top_field(const etl_decoded_event *ev, const char *name)
+static const char *name_at(const etl_process_table *t, uint32_t offset)
 {
-    for (size_t i = 0; i < ev->field_count; i++) {
-        const etl_field *f = &ev->fields[i];
-        if (f->kind == ETL_FIELD_VALUE && f->depth == 0 && f->array_index < 0 && f->value &&
-            strcasecmp(f->name, name) == 0)
-            return f;
+    return offset == NO_INDEX ? NULL : etl_textbuf_at(&t->names, offset);
+}
+
+static int set_name(etl_process_table *t, lifetime *l, const char *image)
+{
+    char display[NAME_MAX_BYTES];
+    etl_process_display_name(image, display, sizeof display);
+    if (!display[0]) return ETL_OK;
+    if (l->name != NO_INDEX && strcmp(name_at(t, l->name), display) == 0) return ETL_OK;
+    if (t->names.length >= UINT32_MAX - sizeof display) return ETL_OK; /* 4 GiB of names: stop learning */
+    uint32_t offset = (uint32_t)t->names.length;
+    etl_textbuf_append(&t->names, display, strlen(display) + 1);
+    if (t->names.failed) return ETL_ERR_NOMEM;
+    l->name = offset;
+    return ETL_OK;
+}
+
+/* The latest lifetime of `first`'s list that contains ts, NULL if none. */
+static lifetime *containing(etl_process_table *t, uint32_t first, int64_t ts)
+{
+    lifetime *best = NULL;
+    for (uint32_t i = first; i != NO_INDEX; i = t->lifetimes[i].next) {
+        lifetime *l = &t->lifetimes[i];
+        if (l->start <= ts && ts <= l->end && (!best || l->start > best->start)) best = l;
     }
-    return NULL;
+    return best;
 }
 
-/* An id field's value: decimal, or 0x… when the schema renders it in hex (kernel MOF). */
-static int field_id(const etl_decoded_event *ev, const char *name, uint32_t *out)
+static lifetime *add_lifetime(etl_process_table *t, process_slot *slot, int64_t start, int64_t end)
 {
-    const etl_field *f = top_field(ev, name);
-    if (!f || !*f->value) return 0;
-    char *end;
-    unsigned long long v = strtoull(f->value, &end, 0);
-    if (*end || v >= UINT32_MAX) return 0;
-    *out = (uint32_t)v;
-    return 1;
+    if (t->lifetime_count == t->lifetime_capacity) {
+        size_t cap = t->lifetime_capacity ? t->lifetime_capacity * 2 : 256;
+        if (cap >= NO_INDEX) return NULL;
+        lifetime *l = realloc(t->lifetimes, cap * sizeof *l);
+        if (!l) return NULL;
+        t->lifetimes = l;
+        t->lifetime_capacity = cap;
+    }
+    uint32_t index = (uint32_t)t->lifetime_count++;
+    t->lifetimes[index] = (lifetime){start, end, NO_INDEX, slot->first};
+    slot->first = index;
+    return &t->lifetimes[index];
 }
 
-static int learn_name(etl_process_table *t, uint32_t pid, const char *image, int replaces)
+enum process_event { PROCESS_START, PROCESS_END, PROCESS_RUNDOWN };
+
+static int learn_process(etl_process_table *t, uint32_t pid, const char *image, enum process_event kind, int64_t ts)
 {
     if (!image || !*image) return ETL_OK;
     if (grow_processes(t) != 0) return ETL_ERR_NOMEM;
-    process_slot *s = &t->processes[process_slot_of(t, pid)];
-    if (s->used && !replaces) return ETL_OK;
-    if (!s->used) t->process_count++;
-    s->used = 1;
-    s->pid = pid;
-    etl_process_display_name(image, s->name, sizeof s->name);
-    return ETL_OK;
+    process_slot *slot = &t->processes[process_slot_of(t, pid)];
+    if (slot->first == NO_INDEX) {
+        slot->pid = pid;
+        t->process_count++;
+    }
+    lifetime *l = containing(t, slot->first, ts);
+    switch (kind) {
+    case PROCESS_START:
+        if (l && l->start == ts) break; /* seen already */
+        if (l) l->end = ts - 1;         /* the previous process with this PID ended unseen */
+        l = add_lifetime(t, slot, ts, INT64_MAX);
+        break;
+    case PROCESS_END:
+        if (l) l->end = ts;
+        else l = add_lifetime(t, slot, INT64_MIN, ts);
+        break;
+    case PROCESS_RUNDOWN:
+        if (!l) l = add_lifetime(t, slot, INT64_MIN, INT64_MAX);
+        break;
+    }
+    return l ? set_name(t, l, image) : ETL_ERR_NOMEM;
 }
 
 static int learn_thread(etl_process_table *t, uint32_t tid, uint32_t pid)
@@ -166,33 +238,67 @@ static int learn_thread(etl_process_table *t, uint32_t tid, uint32_t pid)
     return ETL_OK;
 }
 
+/* ---- observing events ------------------------------------------------------------------------------------ */
+
+static const etl_field *top_field(const etl_decoded_event *ev, const char *name)
+{
+    for (size_t i = 0; i < ev->field_count; i++) {
+        const etl_field *f = &ev->fields[i];
+        if (f->kind == ETL_FIELD_VALUE && f->depth == 0 && f->array_index < 0 && f->value &&
+            strcasecmp(f->name, name) == 0)
+            return f;
+    }
+    return NULL;
+}
+
+/* An id field's value: decimal, or 0x… when the schema renders it in hex (kernel MOF). */
+static int parse_id(const char *text, uint32_t *out)
+{
+    if (!text || !*text) return 0;
+    char *end;
+    unsigned long long v = strtoull(text, &end, 0);
+    if (*end || v >= UINT32_MAX) return 0;
+    *out = (uint32_t)v;
+    return 1;
+}
+
+static int field_id(const etl_decoded_event *ev, const char *name, uint32_t *out)
+{
+    const etl_field *f = top_field(ev, name);
+    return f && parse_id(f->value, out);
+}
+
 int etl_process_table_observe(etl_process_table *t, const etl_decoded_event *ev)
 {
-    const etl_event_header *rh = ev->record ? &ev->record->header : NULL;
-    /* a record logged by a thread tells which process that thread belongs to (TraceLog learns this too) */
-    if (rh && rh->process_id != UINT32_MAX && rh->thread_id != UINT32_MAX && rh->thread_id != 0 &&
-        learn_thread(t, rh->thread_id, rh->process_id) != ETL_OK)
-        return ETL_ERR_NOMEM;
-    if (!ev->info || !ev->record) return ETL_OK;
     const etl_event_header *h = &ev->record->header;
+    /* a record logged by a thread tells which process that thread belongs to (TraceLog learns this too) */
+    if (h->process_id != UINT32_MAX && h->thread_id != UINT32_MAX && h->thread_id != 0 &&
+        learn_thread(t, h->thread_id, h->process_id) != ETL_OK)
+        return ETL_ERR_NOMEM;
+    if (!ev->info || ev->status == ETL_DECODE_NO_SCHEMA || !etl_process_table_wants(ev->record)) return ETL_OK;
+    int64_t ts = h->timestamp;
     uint32_t pid, tid;
     if (etl_guid_equal(&h->provider_id, &process_class) && h->descriptor.id == 0) {
-        uint8_t op = h->descriptor.opcode; /* Start, End, DCStart, DCEnd, Defunct */
-        if ((op >= 1 && op <= 4) || op == 39) {
-            const etl_field *image = top_field(ev, "ImageFileName");
-            if (image && field_id(ev, "ProcessId", &pid)) return learn_name(t, pid, image->value, op == 1 || op == 3);
-        }
+        uint8_t op = h->descriptor.opcode; /* Start 1, End 2, DCStart 3, DCEnd 4, Defunct 39 */
+        enum process_event kind = op == 1 ? PROCESS_START : op == 2 || op == 39 ? PROCESS_END : PROCESS_RUNDOWN;
+        const etl_field *image = top_field(ev, "ImageFileName");
+        if ((op >= 1 && op <= 4) || op == 39)
+            if (image && field_id(ev, "ProcessId", &pid)) return learn_process(t, pid, image->value, kind, ts);
     } else if (etl_guid_equal(&h->provider_id, &thread_class) && h->descriptor.id == 0) {
-        uint8_t op = h->descriptor.opcode; /* Start, DCStart */
-        if ((op == 1 || op == 3) && field_id(ev, "ProcessId", &pid) && field_id(ev, "TThreadId", &tid))
+        uint8_t op = h->descriptor.opcode; /* Start, End, DCStart, DCEnd */
+        if (op >= 1 && op <= 4 && field_id(ev, "ProcessId", &pid) && field_id(ev, "TThreadId", &tid))
             return learn_thread(t, tid, pid);
     } else if (etl_guid_equal(&h->provider_id, &kernel_process_provider)) {
-        uint16_t id = h->descriptor.id; /* ProcessStart, ProcessRundown */
+        uint16_t id = h->descriptor.id; /* ProcessStart 1, ProcessStop 2, ProcessRundown 15 */
+        enum process_event kind = id == 1 ? PROCESS_START : id == 2 ? PROCESS_END : PROCESS_RUNDOWN;
         const etl_field *image = top_field(ev, "ImageName");
-        if ((id == 1 || id == 15) && image && field_id(ev, "ProcessID", &pid)) return learn_name(t, pid, image->value, 1);
+        if ((id == 1 || id == 2 || id == 15) && image && field_id(ev, "ProcessID", &pid))
+            return learn_process(t, pid, image->value, kind, ts);
     }
     return ETL_OK;
 }
+
+/* ---- lookups --------------------------------------------------------------------------------------------- */
 
 static uint32_t thread_pid(const etl_process_table *t, uint32_t tid)
 {
@@ -228,13 +334,7 @@ static int property_id(const etl_decoded_event *ev, int32_t index, uint32_t *out
     const etl_property_info *prop = &ev->info->properties[index];
     for (size_t i = 0; i < ev->field_count; i++) {
         const etl_field *f = &ev->fields[i];
-        if (f->property != prop || f->kind != ETL_FIELD_VALUE || f->array_index >= 0 || !f->value || !*f->value)
-            continue;
-        char *end;
-        unsigned long long v = strtoull(f->value, &end, 0);
-        if (*end || v >= UINT32_MAX) return 0;
-        *out = (uint32_t)v;
-        return 1;
+        if (f->property == prop && f->kind == ETL_FIELD_VALUE && f->array_index < 0) return parse_id(f->value, out);
     }
     return 0;
 }
@@ -254,9 +354,21 @@ uint32_t etl_process_table_event_pid(etl_process_table *t, const etl_decoded_eve
     return thread_pid(t, rec->header.thread_id);
 }
 
-const char *etl_process_table_name(const etl_process_table *t, uint32_t pid)
+const char *etl_process_table_name(const etl_process_table *t, uint32_t pid, int64_t timestamp)
 {
     if (!t->process_count || pid == UINT32_MAX) return NULL;
-    const process_slot *s = &t->processes[process_slot_of(t, pid)];
-    return s->used && s->name[0] ? s->name : NULL;
+    const process_slot *slot = &t->processes[process_slot_of(t, pid)];
+    if (slot->first == NO_INDEX) return NULL;
+    const lifetime *in = NULL, *before = NULL;
+    for (uint32_t i = slot->first; i != NO_INDEX; i = t->lifetimes[i].next) {
+        const lifetime *l = &t->lifetimes[i];
+        if (l->name == NO_INDEX || l->start > timestamp) continue;
+        if (timestamp <= l->end) {
+            if (!in || l->start > in->start) in = l;
+        } else if (!before || l->start > before->start) {
+            before = l;
+        }
+    }
+    const lifetime *l = in ? in : before;
+    return l ? name_at(t, l->name) : NULL;
 }

@@ -1,6 +1,6 @@
-/* Process context learnt from the events themselves (docs/etl-format.md §4.6): PID → process name from process
- * start/rundown events (PerfView's PName), TID → PID from thread start/rundown events, so kernel events whose
- * header has no PID can still be attributed. */
+/* Process context learnt from the events themselves (docs/etl-format.md §4.6): process lifetimes and names
+ * from process start/end/rundown events (PerfView's PName), TID → PID from thread events and record headers,
+ * so kernel events whose header has no PID can still be attributed. */
 #ifndef ETL_DECODE_PROCESS_TABLE_H
 #define ETL_DECODE_PROCESS_TABLE_H
 
@@ -11,10 +11,15 @@ typedef struct etl_process_table etl_process_table;
 etl_process_table *etl_process_table_new(void);
 void etl_process_table_free(etl_process_table *t);
 
+/* Records whose decoded fields the table learns from (kernel Process and Thread classes,
+ * Microsoft-Windows-Kernel-Process): the only ones a first pass needs to decode. */
+int etl_process_table_wants(const etl_event_record *record);
+
 /* Learns from a decoded event: kernel Process Start/End/DCStart/DCEnd/Defunct (ImageFileName, whatever the
- * layout version), Microsoft-Windows-Kernel-Process ProcessStart/ProcessRundown (ImageName), kernel Thread
- * Start/DCStart (ProcessId, TThreadId), and the PID/TID pair of any record header that has both (TID 0, the
- * idle threads of every CPU, excepted). Returns ETL_OK or ETL_ERR_NOMEM. */
+ * layout version), Microsoft-Windows-Kernel-Process ProcessStart/ProcessStop/ProcessRundown (ImageName),
+ * kernel Thread Start/End/DCStart/DCEnd (ProcessId, TThreadId), and the PID/TID pair of any record header that
+ * has both (TID 0, the idle threads of every CPU, excepted). Observing an event twice changes nothing.
+ * Returns ETL_OK or ETL_ERR_NOMEM. */
 int etl_process_table_observe(etl_process_table *t, const etl_decoded_event *event);
 
 /* The PID an event belongs to: for classic (kernel) records, the payload's ProcessId/PID/StackProcess field
@@ -24,8 +29,9 @@ int etl_process_table_observe(etl_process_table *t, const etl_decoded_event *eve
  * description (registry entries live as long as the registry). */
 uint32_t etl_process_table_event_pid(etl_process_table *t, const etl_decoded_event *event);
 
-/* Display name (image name without directory and extension, as TraceEvent's ProcessName), NULL if unknown. */
-const char *etl_process_table_name(const etl_process_table *t, uint32_t pid);
+/* Display name (image name without directory and extension, as TraceEvent's ProcessName) of the process
+ * that had `pid` at `timestamp` (same clock as the records), NULL if unknown. Valid until the next observe. */
+const char *etl_process_table_name(const etl_process_table *t, uint32_t pid, int64_t timestamp);
 
 /* "Idle" from "Idle", "Test.x86" from "\Device\...\Test.x86.exe": writes at most cap-1 bytes, cut on a
  * character boundary. */

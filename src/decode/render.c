@@ -9,14 +9,15 @@
  *  - booleans "true"/"false" (the EventLog XML spelling);
  *  - date-times ISO-8601 UTC with 9 fraction digits, the form of tracerpt's SystemTime;
  *  - binary "0x" + upper-case hex; an empty binary is "";
- *  - value maps print the entry name (number when no entry matches); bitmaps print every matching name
- *    joined by " | " (TDH's separator), plus 0x… for bits no entry covers;
+ *  - value maps print the entry name (without one, the number as its out-type says); bitmaps print every
+ *    matching name joined by " | " (TDH's separator), plus 0x… for bits no entry covers (0x… alone if none);
  *  - strings are always valid UTF-8: UTF-16 surrogates that do not pair become U+FFFD, ANSI text that is not
  *    valid UTF-8 is read as Windows-1252.
  * XML-forbidden control characters are the XML writer's business, not ours. */
 #include "decode/render.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,25 +54,40 @@ void etl_render_codepoint(etl_textbuf *out, uint32_t cp)
 void etl_render_utf16(etl_textbuf *out, const uint8_t *p, size_t size)
 {
     size_t units = size / 2;
+    /* one unit needs at most 3 bytes (a surrogate pair: 4 bytes for 2 units): reserve once, write directly */
+    if (units > (SIZE_MAX - 1) / 3 || etl_textbuf_reserve(out, 3 * units) != 0) return;
+    char *d = out->data + out->length;
     for (size_t i = 0; i < units; i++) {
         uint32_t u = etl_le16(p + 2 * i);
-        if (u == 0) return;
+        if (u < 0x80) {
+            if (u == 0) break;
+            *d++ = (char)u;
+            continue;
+        }
         if (u >= 0xD800 && u <= 0xDBFF && i + 1 < units) {
             uint32_t lo = etl_le16(p + 2 * i + 2);
             if (lo >= 0xDC00 && lo <= 0xDFFF) {
-                etl_render_codepoint(out, 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00));
+                u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
                 i++;
-                continue;
             }
         }
-        /* ASCII fast path; lone surrogates map to U+FFFD inside etl_render_codepoint */
-        if (u < 0x80) {
-            char c = (char)u;
-            etl_textbuf_append(out, &c, 1);
+        if (u >= 0xD800 && u <= 0xDFFF) u = 0xFFFD; /* a surrogate that does not pair */
+        if (u < 0x800) {
+            *d++ = (char)(0xC0 | u >> 6);
+            *d++ = (char)(0x80 | (u & 0x3F));
+        } else if (u < 0x10000) {
+            *d++ = (char)(0xE0 | u >> 12);
+            *d++ = (char)(0x80 | (u >> 6 & 0x3F));
+            *d++ = (char)(0x80 | (u & 0x3F));
         } else {
-            etl_render_codepoint(out, u);
+            *d++ = (char)(0xF0 | u >> 18);
+            *d++ = (char)(0x80 | (u >> 12 & 0x3F));
+            *d++ = (char)(0x80 | (u >> 6 & 0x3F));
+            *d++ = (char)(0x80 | (u & 0x3F));
         }
     }
+    out->length = (size_t)(d - out->data);
+    out->data[out->length] = '\0';
 }
 
 /* Length of the well-formed UTF-8 sequence at p (1..4), or 0 when it is not one. */
@@ -103,6 +119,16 @@ int etl_utf8_valid(const uint8_t *p, size_t size)
         i += n;
     }
     return 1;
+}
+
+void etl_utf8_trim_partial(char *text)
+{
+    size_t n = strlen(text), i = n;
+    while (i > 0 && ((unsigned char)text[i - 1] & 0xC0) == 0x80) i--;
+    if (i == 0 || (unsigned char)text[i - 1] < 0xC0) return; /* ends on ASCII or a complete sequence */
+    unsigned char lead = (unsigned char)text[i - 1];
+    size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+    if (n - (i - 1) < need) text[i - 1] = '\0';
 }
 
 static size_t bytes_before_nul(const uint8_t *p, size_t size)
@@ -290,18 +316,19 @@ static int is_signed_type(uint16_t in_type)
     return in_type == ETL_IN_INT8 || in_type == ETL_IN_INT16 || in_type == ETL_IN_INT32 || in_type == ETL_IN_INT64;
 }
 
-static void render_map(etl_textbuf *out, const etl_map_info *map, uint64_t value)
+/* Map names for `value`. A value map without a matching entry returns 0 (nothing written) so the number
+ * prints as its out-type says; a bitmap always writes (names, plus 0x… for bits no entry covers). */
+static int render_map(etl_textbuf *out, const etl_map_info *map, uint64_t value)
 {
     int bitmap = (map->flags & (ETL_MAP_BITMAP | ETL_MAP_WBEM_BITMAP)) != 0;
     if (!bitmap) {
         for (uint32_t i = 0; i < map->entry_count; i++) {
             if (map->entries[i].value == value && map->entries[i].name) {
                 etl_textbuf_puts(out, map->entries[i].name);
-                return;
+                return 1;
             }
         }
-        etl_textbuf_printf(out, "%llu", (unsigned long long)value);
-        return;
+        return 0;
     }
     uint64_t covered = 0;
     int named = 0;
@@ -313,8 +340,9 @@ static void render_map(etl_textbuf *out, const etl_map_info *map, uint64_t value
         etl_textbuf_puts(out, map->entries[i].name);
         covered |= bits;
     }
-    if (!named) etl_textbuf_printf(out, "0x%llX", (unsigned long long)value);
+    if (!named) etl_textbuf_printf(out, "0x%llX", (unsigned long long)value); /* flags read best in hex */
     else if (value & ~covered) etl_textbuf_printf(out, " | 0x%llX", (unsigned long long)(value & ~covered));
+    return 1;
 }
 
 static uint64_t read_unsigned(const uint8_t *p, size_t size)
@@ -378,10 +406,7 @@ static void render_integer(etl_textbuf *out, uint16_t in_type, uint16_t out_type
                            const uint8_t *p, size_t size, const etl_render_context *ctx)
 {
     uint64_t u = read_unsigned(p, size);
-    if (map && map->entry_count) {
-        render_map(out, map, u);
-        return;
-    }
+    if (map && map->entry_count && render_map(out, map, u)) return;
     switch (out_type) {
     case ETL_OUT_STRING:
         if (size == 1) etl_render_codepoint(out, cp1252_to_unicode(p[0]));

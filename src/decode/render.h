@@ -40,4 +40,7 @@ void etl_render_codepoint(etl_textbuf *out, uint32_t cp);
 /* True when `p`/`size` is well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF). */
 int etl_utf8_valid(const uint8_t *p, size_t size);
 
+/* snprintf into a full buffer may cut a multi-byte character at its end: drops that partial character. */
+void etl_utf8_trim_partial(char *text);
+
 #endif

@@ -54,6 +54,7 @@ static int fail(walk_state *s, const etl_property_info *prop, const char *fmt, .
     va_end(ap);
     snprintf(s->w->error, sizeof s->w->error, "property '%s' at payload offset %zu: %s", prop_name(prop), s->pos,
              why);
+    etl_utf8_trim_partial(s->w->error);
     return WALK_STOP;
 }
 
@@ -315,6 +316,30 @@ static int walk_element(walk_state *s, uint32_t index, unsigned depth, int32_t a
     return end ? end : rc;
 }
 
+/* An array of 8- or 16-bit characters (TraceLogging CharArray / WCharArray: element out-type STRING) is one
+ * counted string, as TDH renders it (etl-format.md §5.1, AMSITrace's "Raw Script"), not one field per char. */
+static int is_char_array(const etl_property_info *prop)
+{
+    return !(prop->flags & ETL_PROP_STRUCT) && prop->out_type == ETL_OUT_STRING &&
+           (prop->in_type == ETL_IN_INT8 || prop->in_type == ETL_IN_UINT8 || prop->in_type == ETL_IN_UINT16);
+}
+
+static int walk_char_array(walk_state *s, const etl_property_info *prop, uint64_t count, unsigned depth)
+{
+    size_t unit = prop->in_type == ETL_IN_UINT16 ? 2 : 1;
+    int rc = need(s, prop, count * unit, "character array");
+    if (rc) return rc;
+    if ((rc = push_field(s, ETL_FIELD_VALUE, prop, depth, -1))) return rc;
+    const uint8_t *p = s->payload + s->pos;
+    size_t bytes = (size_t)count * unit;
+    if (unit == 2) etl_render_utf16(&s->w->text, p, bytes);
+    else etl_render_ansi(&s->w->text, p, bytes);
+    etl_textbuf_putc(&s->w->text, '\0');
+    if (s->w->text.failed) return WALK_NOMEM;
+    s->pos += bytes;
+    return WALK_OK;
+}
+
 static int walk_property(walk_state *s, uint32_t index, unsigned depth)
 {
     const etl_property_info *prop = &s->info->properties[index];
@@ -335,6 +360,7 @@ static int walk_property(walk_state *s, uint32_t index, unsigned depth)
         is_array = 0;
     }
     if (!is_array) return walk_element(s, index, depth, -1);
+    if (is_char_array(prop)) return walk_char_array(s, prop, count, depth);
 
     if ((rc = push_field(s, ETL_FIELD_ARRAY_BEGIN, prop, depth, -1))) return rc;
     for (uint64_t i = 0; i < count && rc == WALK_OK; i++) {

@@ -20,6 +20,22 @@ static int all_zero(const uint8_t *p, size_t n)
     return 1;
 }
 
+/* Offset of the first non-zero byte at or after `from` (8-byte granularity), or `size` when none. Reads in
+ * 64 KiB chunks: only ever called on zero-filled stretches. */
+static uint64_t next_nonzero(const etl_input *in, uint64_t from, uint64_t size)
+{
+    uint8_t chunk[65536];
+    uint64_t pos = from & ~(uint64_t)7;
+    while (pos < size) {
+        size_t n = size - pos < sizeof chunk ? (size_t)(size - pos) : sizeof chunk;
+        if (etl_input_read(in, pos, chunk, n) != ETL_OK) return size;
+        for (size_t i = 0; i < n; i++)
+            if (chunk[i]) return (pos + i) & ~(uint64_t)7;
+        pos += n;
+    }
+    return size;
+}
+
 /* Valid-bytes field: Offset (0x30), or SavedOffset (0x04) when Offset is out of range. 0 if neither fits. */
 static uint32_t valid_bytes(const uint8_t *h, uint32_t buffer_size, int compressed)
 {
@@ -44,7 +60,25 @@ int etl_index_buffers(etl_trace *t, uint32_t file_index, etl_error *err)
             break;
         }
         uint32_t buffer_size = etl_le32(h + BH_BUFFER_SIZE);
-        if (buffer_size == 0 && all_zero(h, sizeof h)) break; /* zero-filled tail (preallocated file) */
+        if (buffer_size == 0 && all_zero(h, sizeof h)) {
+            /* Zeros: the unused tail of a preallocated file, or a hole inside the file. */
+            uint64_t next = next_nonzero(&f->input, pos, size);
+            if (next >= size) {
+                etl_trace_diag(t, ETL_WARNING, ETL_OK, file_index, pos,
+                               "zero-filled tail of %llu bytes ignored (preallocated or unfinished file)",
+                               (unsigned long long)(size - pos));
+                pos = size;
+                break;
+            }
+            /* Resume at the first buffer boundary at or after the data (uniform buffers), or at the data. */
+            uint64_t resume = next;
+            if (fallback_step) resume = pos + (next - pos) / fallback_step * fallback_step;
+            etl_trace_diag(t, ETL_ERROR, ETL_ERR_FORMAT, file_index, pos,
+                           "%llu zero bytes where a buffer should start; reading resumes at offset 0x%llx",
+                           (unsigned long long)(resume - pos), (unsigned long long)resume);
+            pos = resume;
+            continue;
+        }
         uint16_t flags = etl_le16(h + BH_FLAGS);
         int compressed = (flags & ETL_BUFFER_FLAG_COMPRESSED) != 0;
         uint32_t valid = 0;

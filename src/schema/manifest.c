@@ -51,14 +51,6 @@ int mx_number(const char *text, uint64_t *out)
     return 0;
 }
 
-int mx_name_equal(const char *a, const char *b)
-{
-    if (!a || !b) return 0;
-    if (strcmp(a, b) == 0) return 1;
-    const char *ca = strchr(a, ':'), *cb = strchr(b, ':');
-    return strcmp(ca ? ca + 1 : a, cb ? cb + 1 : b) == 0;
-}
-
 static int string_cmp(const void *pa, const void *pb)
 {
     return strcmp(((const mx_string *)pa)->id, ((const mx_string *)pb)->id);
@@ -140,7 +132,17 @@ typedef struct mx_item {
 typedef struct mx_table {
     mx_item *items;
     size_t count, cap;
+    const mx_item **index;   /* sorted by (local name, task) for O(log n) lookups */
 } mx_table;
+
+/* Bounds on hostile input: real providers have a handful of levels/channels and at most a few thousand
+ * tasks and opcodes; beyond these counts entries are left out (counted). */
+#define MAX_LEVELS 256u
+#define MAX_CHANNELS 256u
+#define MAX_KEYWORDS 1024u
+#define MAX_TASKS 65536u
+#define MAX_OPCODES 262144u
+#define MAX_EQUAL_NAMES 64u
 
 typedef struct mx_provider {
     mx_table levels, tasks, opcodes, keywords, channels;
@@ -161,21 +163,67 @@ static mx_item *table_add(mx_context *ctx, mx_table *t)
     return it;
 }
 
-static const mx_item *table_find(const mx_table *t, const char *name)
+static const char *local_name(const char *name)
 {
-    for (size_t i = 0; i < t->count; i++)
-        if (t->items[i].name && strcmp(t->items[i].name, name) == 0) return &t->items[i];
-    for (size_t i = 0; i < t->count; i++)
-        if (mx_name_equal(t->items[i].name, name)) return &t->items[i];
-    return NULL;
+    const char *colon = strchr(name, ':');
+    return colon ? colon + 1 : name;
 }
 
+static int item_key_cmp(const char *local, uint16_t task, const mx_item *it)
+{
+    int c = strcmp(local, local_name(it->name));
+    if (c) return c;
+    return (task > it->task) - (task < it->task);
+}
+
+static int item_ptr_cmp(const void *pa, const void *pb)
+{
+    const mx_item *a = *(const mx_item *const *)pa, *b = *(const mx_item *const *)pb;
+    int c = item_key_cmp(local_name(a->name), a->task, b);
+    if (c) return c;
+    return (a > b) - (a < b);   /* declaration order among equal keys */
+}
+
+static int table_index(mx_context *ctx, mx_table *t)
+{
+    if (!t->count) return 0;
+    t->index = etl_arena_alloc(&ctx->set->arena, t->count * sizeof(*t->index));
+    if (!t->index) return -1;
+    for (size_t i = 0; i < t->count; i++) t->index[i] = &t->items[i];
+    qsort(t->index, t->count, sizeof(*t->index), item_ptr_cmp);
+    return 0;
+}
+
+/* Entry named `name` (QName) with this task: the exact spelling first, else the same local name. */
+static const mx_item *table_lookup(const mx_table *t, const char *name, uint16_t task)
+{
+    if (!t->index) return NULL;
+    const char *local = local_name(name);
+    size_t lo = 0, hi = t->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (item_key_cmp(local, task, t->index[mid]) > 0) lo = mid + 1;
+        else hi = mid;
+    }
+    const mx_item *first = NULL;
+    for (size_t i = lo; i < t->count && i < lo + MAX_EQUAL_NAMES; i++) {
+        if (item_key_cmp(local, task, t->index[i]) != 0) break;
+        if (strcmp(t->index[i]->name, name) == 0) return t->index[i];
+        if (!first) first = t->index[i];
+    }
+    return first;
+}
+
+static const mx_item *table_find(const mx_table *t, const char *name) { return table_lookup(t, name, 0); }
+
 /* <level>/<task>/<opcode>/<keyword> entries with a `value` (or `mask`) attribute. */
-static int parse_item(mx_context *ctx, const xmlNode *n, mx_table *t, const char *value_attr, uint16_t task)
+static int parse_item(mx_context *ctx, const xmlNode *n, mx_table *t, const char *value_attr, uint16_t task,
+                      size_t max)
 {
     const char *name = mx_attr(n, "name");
     uint64_t v;
     if (!name || mx_number(mx_attr(n, value_attr), &v)) { ctx->set->unresolved_strings++; return 0; }
+    if (t->count >= max) { ctx->skipped++; return 0; }
     mx_item *it = table_add(ctx, t);
     if (!it) return -1;
     it->name = name;
@@ -194,6 +242,7 @@ static int parse_channels(mx_context *ctx, const xmlNode *chans, mx_provider *p)
         if (!imported && !mx_is(c, "channel")) continue;
         const char *name = mx_attr(c, "name");
         if (!name) { ctx->set->unresolved_strings++; continue; }
+        if (p->channels.count >= MAX_CHANNELS) { ctx->skipped++; continue; }
         mx_item *it = table_add(ctx, &p->channels);
         if (!it) return -1;
         it->name = name;
@@ -230,22 +279,29 @@ static int parse_tables(mx_context *ctx, const xmlNode *prov, mx_provider *p)
         }
         for (const xmlNode *c = sec->children; c; c = c->next) {
             int rc = 0;
-            if (mx_is(sec, "levels") && mx_is(c, "level")) rc = parse_item(ctx, c, &p->levels, "value", 0);
-            else if (mx_is(sec, "opcodes") && mx_is(c, "opcode")) rc = parse_item(ctx, c, &p->opcodes, "value", 0);
-            else if (mx_is(sec, "keywords") && mx_is(c, "keyword")) rc = parse_item(ctx, c, &p->keywords, "mask", 0);
+            if (mx_is(sec, "levels") && mx_is(c, "level"))
+                rc = parse_item(ctx, c, &p->levels, "value", 0, MAX_LEVELS);
+            else if (mx_is(sec, "opcodes") && mx_is(c, "opcode"))
+                rc = parse_item(ctx, c, &p->opcodes, "value", 0, MAX_OPCODES);
+            else if (mx_is(sec, "keywords") && mx_is(c, "keyword"))
+                rc = parse_item(ctx, c, &p->keywords, "mask", 0, MAX_KEYWORDS);
             else if (mx_is(sec, "tasks") && mx_is(c, "task")) {
-                rc = parse_item(ctx, c, &p->tasks, "value", 0);
+                rc = parse_item(ctx, c, &p->tasks, "value", 0, MAX_TASKS);
                 uint64_t tv;
                 if (rc == 0 && mx_number(mx_attr(c, "value"), &tv) == 0)
                     for (const xmlNode *os = c->children; os && rc == 0; os = os->next)
                         if (mx_is(os, "opcodes"))
                             for (const xmlNode *o = os->children; o && rc == 0; o = o->next)
-                                if (mx_is(o, "opcode")) rc = parse_item(ctx, o, &p->opcodes, "value", (uint16_t)tv);
+                                if (mx_is(o, "opcode"))
+                                    rc = parse_item(ctx, o, &p->opcodes, "value", (uint16_t)tv, MAX_OPCODES);
             }
             if (rc) return -1;
         }
     }
-    return 0;
+    return table_index(ctx, &p->levels) || table_index(ctx, &p->tasks) || table_index(ctx, &p->opcodes) ||
+                   table_index(ctx, &p->keywords)
+               ? -1
+               : 0;
 }
 
 /* Provider table entry, else winmeta; *display NULL when neither knows the name. */
@@ -271,12 +327,8 @@ static int lookup_named(mx_context *ctx, const mx_table *t, enum etl_winmeta_kin
 
 static const mx_item *find_opcode(const mx_table *opcodes, uint16_t task, const char *name)
 {
-    for (size_t i = 0; i < opcodes->count; i++)
-        if (opcodes->items[i].task == task && task != 0 && mx_name_equal(opcodes->items[i].name, name))
-            return &opcodes->items[i];
-    for (size_t i = 0; i < opcodes->count; i++)
-        if (opcodes->items[i].task == 0 && mx_name_equal(opcodes->items[i].name, name)) return &opcodes->items[i];
-    return NULL;
+    const mx_item *op = task ? table_lookup(opcodes, name, task) : NULL;
+    return op ? op : table_lookup(opcodes, name, 0);
 }
 
 /* Channel reference: the first channel in declaration order whose chid or name matches (what mc does
@@ -370,6 +422,11 @@ static int parse_event(mx_context *ctx, const xmlNode *e, const mx_provider *p, 
     ev->event_name = etl_arena_strdup(&set->arena, mx_attr(e, "name"));
     if ((a = mx_attr(e, "template"))) {
         const mx_template *t = mx_find_template(ctx, a);
+        if (t && t->bad) {
+            set->event_count--;   /* leave the event out rather than decode it with a wrong layout */
+            ctx->skipped++;
+            return ETL_OK;
+        }
         if (t) {
             ev->properties = t->properties;
             ev->property_count = t->property_count;
@@ -387,9 +444,9 @@ static int parse_provider(mx_context *ctx, const xmlNode *prov, etl_error *err)
     const char *guid_text = mx_attr(prov, "guid");
     etl_guid guid;
     if (!guid_text || etl_guid_parse(guid_text, &guid) != 0)
-        return etl_schema_fail(err, ETL_ERR_SCHEMA, ctx->origin, (uint64_t)prov->line,
-                               "provider '%s' (line %d): missing or invalid guid",
-                               mx_attr(prov, "name") ? mx_attr(prov, "name") : "?", prov->line);
+        return etl_schema_fail(err, ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
+                               "line %d: provider '%s': missing or invalid guid", prov->line,
+                               mx_attr(prov, "name") ? mx_attr(prov, "name") : "?");
     etl_set_provider *sp = etl_schema_set_add_provider(set);
     if (!sp) return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory");
     sp->guid = guid;
@@ -402,12 +459,8 @@ static int parse_provider(mx_context *ctx, const xmlNode *prov, etl_error *err)
     if (parse_tables(ctx, prov, &p))
         return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory");
     int mrc = mx_parse_maps(ctx, prov, err);
+    if (mrc == ETL_OK) mrc = mx_parse_templates(ctx, prov, err);
     if (mrc) return mrc;
-    for (const xmlNode *sec = prov->children; sec; sec = sec->next)
-        if (mx_is(sec, "templates")) {
-            int rc = mx_parse_templates(ctx, sec, err);
-            if (rc) return rc;
-        }
     /* keyword display names: provider keywords, then the winmeta ones the provider did not redefine */
     size_t nkw = p.keywords.count + 8;
     etl_keyword_def *defs = etl_arena_alloc(&set->arena, nkw * sizeof(*defs));
@@ -443,8 +496,10 @@ static int walk_providers(mx_context *ctx, const xmlNode *n, int depth, etl_erro
     for (const xmlNode *c = n->children; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE) continue;
         if (mx_is(c, "provider") && mx_is(c->parent, "events")) {
-            int rc = parse_provider(ctx, c, err);
-            if (rc) return rc;
+            /* a broken provider does not stop the others */
+            int rc = parse_provider(ctx, c, mx_err(ctx));
+            if (rc == ETL_ERR_NOMEM) return rc;
+            if (rc) mx_failed(ctx, rc);
             continue;
         }
         if (mx_is(c, "localization") || mx_is(c, "counters")) continue;
@@ -508,10 +563,17 @@ int etl_manifest_parse(etl_schema_set *set, const char *xml, size_t length, cons
     memset(&ctx, 0, sizeof(ctx));
     ctx.set = set;
     ctx.origin = origin;
+    ctx.err = err;
     xmlNode *root = xmlDocGetRootElement(doc);
     size_t before = set->provider_count;
     rc = load_strings(&ctx, root, err);
     if (rc == ETL_OK) rc = walk_providers(&ctx, (xmlNode *)doc, 0, err);
+    if (rc == ETL_OK) rc = ctx.first_rc;
+    if (rc != ETL_OK && ctx.skipped > 1 && err && rc != ETL_ERR_NOMEM) {
+        size_t l = strlen(err->message);
+        snprintf(err->message + l, sizeof(err->message) - l, " (%llu items left out in all)",
+                 (unsigned long long)ctx.skipped);
+    }
     if (rc == ETL_OK && set->provider_count == before && !ctx.saw_events)
         rc = etl_schema_fail(err, ETL_ERR_SCHEMA, origin, UINT64_MAX,
                              "no instrumentation/events/provider element: not an instrumentation manifest");

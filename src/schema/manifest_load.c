@@ -30,7 +30,12 @@ int etl_schema_load_manifest_memory(etl_schema_registry *registry, const char *x
     etl_schema_set set;
     etl_schema_set_init(&set);
     int rc = etl_manifest_parse(&set, xml, length, origin, err);
-    if (rc == ETL_OK) rc = etl_schema_set_register(&set, registry, source, err);
+    /* what parsed is registered even when a part was refused; the error still reaches the caller */
+    if (rc == ETL_OK || set.event_count) {
+        etl_error rerr;
+        int r2 = etl_schema_set_register(&set, registry, source, rc == ETL_OK ? err : &rerr);
+        if (rc == ETL_OK) rc = r2;
+    }
     etl_schema_set_free(&set);
     return rc;
 }

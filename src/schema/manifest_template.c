@@ -21,6 +21,19 @@ static int entry_cmp(const void *pa, const void *pb)
     return a->value < b->value ? -1 : a->value > b->value;
 }
 
+static const char *local_part(const char *name)
+{
+    const char *colon = strchr(name, ':');
+    return colon ? colon + 1 : name;
+}
+
+static int map_cmp(const void *pa, const void *pb)
+{
+    const mx_map *a = pa, *b = pb;
+    int c = strcmp(local_part(a->name), local_part(b->name));
+    return c ? c : (a->order > b->order) - (a->order < b->order);
+}
+
 static int parse_map(mx_context *ctx, const xmlNode *m, etl_error *err)
 {
     etl_arena *arena = &ctx->set->arena;
@@ -48,6 +61,7 @@ static int parse_map(mx_context *ctx, const xmlNode *m, etl_error *err)
     info->entries = entries;
     ctx->maps[ctx->map_count].name = info->name;
     ctx->maps[ctx->map_count].info = info;
+    ctx->maps[ctx->map_count].order = (uint32_t)ctx->map_count;
     ctx->map_count++;
     return ETL_OK;
 }
@@ -70,16 +84,27 @@ int mx_parse_maps(mx_context *ctx, const xmlNode *provider, etl_error *err)
                 if (mx_is(m, "valueMap") || mx_is(m, "bitMap")) rc = parse_map(ctx, m, err);
         if (rc != ETL_OK) return rc;
     }
+    qsort(ctx->maps, ctx->map_count, sizeof(*ctx->maps), map_cmp);
     return ETL_OK;
 }
 
+/* Maps are sorted by local name: the exact QName first, else the first map with that local name. */
 static const etl_map_info *find_map(const mx_context *ctx, const char *name)
 {
-    for (size_t i = 0; i < ctx->map_count; i++)
+    const char *local = local_part(name);
+    size_t lo = 0, hi = ctx->map_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(local, local_part(ctx->maps[mid].name)) > 0) lo = mid + 1;
+        else hi = mid;
+    }
+    const etl_map_info *first = NULL;
+    for (size_t i = lo; i < ctx->map_count && i < lo + 64; i++) {
+        if (strcmp(local, local_part(ctx->maps[i].name)) != 0) break;
         if (strcmp(ctx->maps[i].name, name) == 0) return ctx->maps[i].info;
-    for (size_t i = 0; i < ctx->map_count; i++)
-        if (mx_name_equal(ctx->maps[i].name, name)) return ctx->maps[i].info;
-    return NULL;
+        if (!first) first = ctx->maps[i].info;
+    }
+    return first;
 }
 
 static int is_field(const xmlNode *n) { return mx_is(n, "data") || mx_is(n, "struct"); }
@@ -137,8 +162,8 @@ static int parse_template(mx_context *ctx, const xmlNode *t, mx_template *out, e
     etl_arena *arena = &ctx->set->arena;
     long total = count_fields(t, 0);
     if (total < 0)
-        return etl_schema_fail(err, ETL_ERR_SCHEMA, ctx->origin, (uint64_t)t->line,
-                               "template '%s': too many fields or structs nested too deep", out->tid);
+        return etl_schema_fail(err, ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
+                               "line %d: template '%s': too many fields or structs nested too deep", t->line, out->tid);
     const xmlNode **nodes = calloc((size_t)(total ? total : 1), sizeof(*nodes));
     etl_property_info *props = etl_arena_alloc(arena, (size_t)(total ? total : 1) * sizeof(*props));
     if (!nodes || !props) {
@@ -166,8 +191,8 @@ static int parse_template(mx_context *ctx, const xmlNode *t, mx_template *out, e
             const char *in = mx_attr(c, "inType");
             const char *outname = mx_attr(c, "outType");
             if (etl_manifest_in_type(in, &p->in_type)) {
-                rc = etl_schema_fail(err, ETL_ERR_SCHEMA, ctx->origin, (uint64_t)c->line,
-                                     "template '%s' field '%s': unknown inType '%s'", out->tid,
+                rc = etl_schema_fail(err, ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
+                                     "line %d: template '%s' field '%s': unknown inType '%s'", c->line, out->tid,
                                      p->name ? p->name : "?", in ? in : "(none)");
                 break;
             }
@@ -181,9 +206,9 @@ static int parse_template(mx_context *ctx, const xmlNode *t, mx_template *out, e
         }
         if (set_size_attr(mx_attr(c, "count"), nodes, props, i, 1, p) ||
             set_size_attr(mx_attr(c, "length"), nodes, props, i, 0, p)) {
-            rc = etl_schema_fail(err, ETL_ERR_SCHEMA, ctx->origin, (uint64_t)c->line,
-                                 "template '%s' field '%s': count/length is neither a number up to 65535 nor an earlier "
-                                 "field", out->tid, p->name ? p->name : "?");
+            rc = etl_schema_fail(err, ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
+                                 "line %d: template '%s' field '%s': count/length is neither a number up to 65535 nor "
+                                 "an earlier field", c->line, out->tid, p->name ? p->name : "?");
             break;
         }
         if ((p->flags & ETL_PROP_PARAM_FIXED_COUNT) == 0 && (p->flags & ETL_PROP_PARAM_COUNT) == 0) p->count = 1;
@@ -196,27 +221,45 @@ static int parse_template(mx_context *ctx, const xmlNode *t, mx_template *out, e
     return ETL_OK;
 }
 
-int mx_parse_templates(mx_context *ctx, const xmlNode *templates, etl_error *err)
+static int template_cmp(const void *a, const void *b)
 {
-    size_t n = count_children(templates, "template", NULL);
+    return strcmp(((const mx_template *)a)->tid, ((const mx_template *)b)->tid);
+}
+
+int mx_parse_templates(mx_context *ctx, const xmlNode *provider, etl_error *err)
+{
+    (void)err;
+    size_t n = 0;
+    for (const xmlNode *sec = provider->children; sec; sec = sec->next)
+        if (mx_is(sec, "templates")) n += count_children(sec, "template", NULL);
     ctx->templates = etl_arena_alloc(&ctx->set->arena, (n ? n : 1) * sizeof(*ctx->templates));
     if (!ctx->templates) return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory");
     ctx->template_count = 0;
-    for (const xmlNode *t = templates->children; t; t = t->next) {
-        if (!mx_is(t, "template")) continue;
-        mx_template *out = &ctx->templates[ctx->template_count];
-        out->tid = mx_attr(t, "tid");
-        if (!out->tid) { ctx->set->unresolved_strings++; continue; }
-        int rc = parse_template(ctx, t, out, err);
-        if (rc != ETL_OK) return rc;
-        ctx->template_count++;
+    for (const xmlNode *sec = provider->children; sec; sec = sec->next) {
+        if (!mx_is(sec, "templates")) continue;
+        for (const xmlNode *t = sec->children; t; t = t->next) {
+            if (!mx_is(t, "template")) continue;
+            mx_template *out = &ctx->templates[ctx->template_count];
+            out->tid = mx_attr(t, "tid");
+            if (!out->tid) { ctx->set->unresolved_strings++; continue; }
+            int rc = parse_template(ctx, t, out, mx_err(ctx));
+            if (rc == ETL_ERR_NOMEM) return rc;
+            if (rc != ETL_OK) {
+                /* events using this template are left out (their records decode as "no schema"); the rest
+                 * of the manifest still loads and the first such error is reported */
+                mx_failed(ctx, rc);
+                out->bad = 1;
+            }
+            ctx->template_count++;
+        }
     }
+    /* sorted by tid: generated manifests have thousands of templates */
+    qsort(ctx->templates, ctx->template_count, sizeof(*ctx->templates), template_cmp);
     return ETL_OK;
 }
 
 const mx_template *mx_find_template(const mx_context *ctx, const char *tid)
 {
-    for (size_t i = 0; i < ctx->template_count; i++)
-        if (strcmp(ctx->templates[i].tid, tid) == 0) return &ctx->templates[i];
-    return NULL;
+    mx_template key = {tid, NULL, 0, 0, 0};
+    return ctx->template_count ? bsearch(&key, ctx->templates, ctx->template_count, sizeof(key), template_cmp) : NULL;
 }

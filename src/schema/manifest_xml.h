@@ -17,12 +17,14 @@ typedef struct mx_string {
 typedef struct mx_map {
     const char *name;
     etl_map_info *info;
+    uint32_t order;          /* declaration order: the first of equal local names wins */
 } mx_map;
 
 typedef struct mx_template {
     const char *tid;
     const etl_property_info *properties;
     uint32_t property_count, top_level_count;
+    int bad;                 /* failed to parse: its events are skipped */
 } mx_template;
 
 typedef struct mx_context {
@@ -35,7 +37,19 @@ typedef struct mx_context {
     mx_template *templates;
     size_t template_count;
     int saw_events;          /* an instrumentation element exists (a manifest, maybe without events) */
+    etl_error *err;          /* the caller's: receives the first error */
+    int first_rc;            /* ETL_OK until something was refused */
+    etl_error scratch;       /* later errors go here (counted, not reported) */
+    uint64_t skipped;        /* providers/templates/events left out */
 } mx_context;
+
+/* Where the next error message goes: the caller's err for the first one, scratch afterwards. */
+static inline etl_error *mx_err(mx_context *ctx) { return ctx->first_rc == ETL_OK ? ctx->err : &ctx->scratch; }
+static inline void mx_failed(mx_context *ctx, int rc)
+{
+    if (ctx->first_rc == ETL_OK) ctx->first_rc = rc;
+    ctx->skipped++;
+}
 
 static inline int mx_is(const xmlNode *n, const char *local)
 {
@@ -51,12 +65,10 @@ int mx_number(const char *text, uint64_t *out);
 /* "$(string.X)" → string-table text (arena); other text is returned as an arena copy; NULL stays NULL.
  * Unresolvable references count in set->unresolved_strings and yield NULL. */
 const char *mx_resolve(mx_context *ctx, const char *text);
-/* Name comparison for QNames: exact, else equal local parts. */
-int mx_name_equal(const char *a, const char *b);
 
 /* manifest_template.c: the provider's maps and <templates>; entries go into ctx->maps / ctx->templates. */
 int mx_parse_maps(mx_context *ctx, const xmlNode *provider, etl_error *err);
-int mx_parse_templates(mx_context *ctx, const xmlNode *templates, etl_error *err);
+int mx_parse_templates(mx_context *ctx, const xmlNode *provider, etl_error *err);
 const mx_template *mx_find_template(const mx_context *ctx, const char *tid);
 
 #endif

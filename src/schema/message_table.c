@@ -24,18 +24,32 @@ int etl_message_table_open(etl_message_table *table, const uint8_t *data, size_t
     return ETL_OK;
 }
 
-/* Windows-1252 is what mc writes for non-Unicode tables in practice; bytes ≥ 0x80 map to U+0080.. here,
- * which is exact for Latin-1 and a visible approximation otherwise. */
+/* Non-Unicode entries are in the binary's ANSI code page; Windows-1252 is by far the most common one for the
+ * message tables etlconv meets. 0x80-0x9F map through its table, the rest is Latin-1. */
+static const uint16_t cp1252_high[32] = {
+    0x20AC, 0xFFFD, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0xFFFD,
+    0x017D, 0xFFFD, 0xFFFD, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A,
+    0x0153, 0xFFFD, 0x017E, 0x0178};
+
 static char *ansi_to_utf8(etl_arena *arena, const uint8_t *p, size_t n)
 {
     size_t len = 0;
     while (len < n && p[len]) len++;
-    char *out = etl_arena_alloc(arena, 2 * len + 1);
+    char *out = etl_arena_alloc(arena, 3 * len + 1);
     if (!out) return NULL;
     size_t o = 0;
     for (size_t i = 0; i < len; i++) {
-        if (p[i] < 0x80) out[o++] = (char)p[i];
-        else { out[o++] = (char)(0xC0 | p[i] >> 6); out[o++] = (char)(0x80 | (p[i] & 0x3F)); }
+        uint32_t c = p[i] >= 0x80 && p[i] < 0xA0 ? cp1252_high[p[i] - 0x80] : p[i];
+        if (c < 0x80) {
+            out[o++] = (char)c;
+        } else if (c < 0x800) {
+            out[o++] = (char)(0xC0 | c >> 6);
+            out[o++] = (char)(0x80 | (c & 0x3F));
+        } else {
+            out[o++] = (char)(0xE0 | c >> 12);
+            out[o++] = (char)(0x80 | (c >> 6 & 0x3F));
+            out[o++] = (char)(0x80 | (c & 0x3F));
+        }
     }
     out[o] = '\0';
     return out;

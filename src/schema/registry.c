@@ -5,7 +5,8 @@
  *   etl_schema_registry_find (exact, else highest lower, else lowest higher).
  * - Precedence: sources are ranked by the lookup order of etl_schema_source (lower value = earlier). An entry is
  *   replaced by an earlier source, or by the same source again (an EventSource re-sends its manifest); a later
- *   source never overrides. Replaced copies stay in the arena until the registry is freed.
+ *   source never overrides. A re-add identical to the stored description keeps it; replaced copies stay in
+ *   the arena until the registry is freed (pointers handed out never dangle).
  * - Descriptions are deep-copied into a chunked arena, so callers may free theirs right after adding. */
 #include <stdlib.h>
 #include <string.h>
@@ -285,6 +286,50 @@ static etl_event_info *copy_info(etl_schema_registry *r, const etl_event_info *s
     return failed ? NULL : d;
 }
 
+/* ---- equality (a re-sent EventSource manifest should not grow the arena) ---------------------------------- */
+
+static int same_text(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+static int same_map(const etl_map_info *a, const etl_map_info *b)
+{
+    if (a == b) return 1;
+    if (!a || !b || !same_text(a->name, b->name) || a->flags != b->flags ||
+        a->entry_count != (b->entries ? b->entry_count : 0))
+        return 0;
+    for (uint32_t i = 0; i < a->entry_count; i++)
+        if (a->entries[i].value != b->entries[i].value || !same_text(a->entries[i].name, b->entries[i].name))
+            return 0;
+    return 1;
+}
+
+/* `stored` was copied by copy_info (so its counts are consistent); `info` comes from a source. */
+static int same_info(const etl_event_info *stored, const etl_event_info *info)
+{
+    uint32_t properties = info->properties ? info->property_count : 0;
+    uint32_t keywords = info->keyword_names ? info->keyword_name_count : 0;
+    if (stored->source != info->source || !etl_guid_equal(&stored->provider_guid, &info->provider_guid) ||
+        !etl_guid_equal(&stored->event_guid, &info->event_guid) ||
+        memcmp(&stored->descriptor, &info->descriptor, sizeof info->descriptor) != 0 ||
+        stored->property_count != properties || stored->keyword_name_count != keywords ||
+        stored->top_level_count != (info->top_level_count > properties ? properties : info->top_level_count))
+        return 0;
+    if (!same_text(stored->provider_name, info->provider_name) || !same_text(stored->event_name, info->event_name) ||
+        !same_text(stored->task_name, info->task_name) || !same_text(stored->opcode_name, info->opcode_name) ||
+        !same_text(stored->level_name, info->level_name) || !same_text(stored->channel_name, info->channel_name) ||
+        !same_text(stored->message, info->message) || !same_text(stored->provider_message, info->provider_message))
+        return 0;
+    for (uint32_t i = 0; i < keywords; i++)
+        if (!same_text(stored->keyword_names[i], info->keyword_names[i])) return 0;
+    for (uint32_t i = 0; i < properties; i++) {
+        const etl_property_info *a = &stored->properties[i], *b = &info->properties[i];
+        if (!same_text(a->name, b->name) || a->flags != b->flags || a->in_type != b->in_type ||
+            a->out_type != b->out_type || a->struct_start != b->struct_start || a->struct_count != b->struct_count ||
+            a->count != b->count || a->length != b->length || !same_map(a->map, b->map))
+            return 0;
+    }
+    return 1;
+}
+
 /* ---- providers --------------------------------------------------------------------------------------- */
 
 int etl_schema_registry_add_provider(etl_schema_registry *r, const etl_guid *guid, const char *name,
@@ -370,6 +415,7 @@ int etl_schema_registry_add(etl_schema_registry *r, const etl_event_info *info, 
     if (r->slots[slot]) {
         schema_entry *e = &r->entries[r->slots[slot] - 1];
         if (info->source > e->info->source) return ETL_OK; /* a later source never overrides */
+        if (same_info(e->info, info)) return ETL_OK;       /* re-sent unchanged: keep the copy we have */
         etl_event_info *copy = copy_info(r, info);
         if (!copy) return ETL_ERR_NOMEM;
         e->info = copy;

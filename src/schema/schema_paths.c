@@ -58,6 +58,34 @@ static int is_binary_name(const char *name)
     return has_suffix(name, ".dll") || has_suffix(name, ".exe") || has_suffix(name, ".sys");
 }
 
+static int contains(const unsigned char *hay, size_t size, const unsigned char *needle, size_t n)
+{
+    const unsigned char *p = hay, *end = hay + size;
+    while (n && (size_t)(end - p) >= n) {
+        p = memchr(p, needle[0], (size_t)(end - p) - n + 1);
+        if (!p) return 0;
+        if (memcmp(p, needle, n) == 0) return 1;
+        p++;
+    }
+    return 0;
+}
+
+/* Cheap pre-check for folder walks: the word "instrumentation" in UTF-8 or UTF-16 (either byte order). */
+static int mentions_instrumentation(const unsigned char *data, size_t size)
+{
+    static const char word[] = "instrumentation";
+    const size_t n = sizeof(word) - 1;
+    if (contains(data, size, (const unsigned char *)word, n)) return 1;
+    unsigned char le[2 * sizeof(word)], be[2 * sizeof(word)];
+    for (size_t i = 0; i < n; i++) {
+        le[2 * i] = (unsigned char)word[i];
+        le[2 * i + 1] = 0;
+        be[2 * i] = 0;
+        be[2 * i + 1] = (unsigned char)word[i];
+    }
+    return contains(data, size, le, 2 * n) || contains(data, size, be, 2 * n);
+}
+
 static void record_failure(walk_state *w, int rc, const etl_error *e)
 {
     w->failures++;
@@ -99,7 +127,7 @@ static void load_one(walk_state *w, const char *path, int strict)
     int rc = etl_schema_read_file(path, ETL_MANIFEST_MAX_BYTES, &data, &size, &e);
     if (rc == ETL_OK) {
         /* inside a folder, XML that is no instrumentation manifest is just skipped */
-        if (!strict && !strstr((const char *)data, "instrumentation")) rc = 1;
+        if (!strict && !mentions_instrumentation(data, size)) rc = 1;
         else rc = etl_manifest_parse(&set, (const char *)data, size, path, &e);
         free(data);
     }

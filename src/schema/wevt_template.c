@@ -19,6 +19,7 @@ enum {
 };
 
 #define MAX_DESCRIPTORS 64u
+#define MAX_KEYWORDS 1024u
 #define MAX_TEMPLATE_PROPERTIES 4096u
 #define MAX_PLAIN_STRING_UNITS 32768u
 #define PRVA_PROVIDER_NAME 0x10000001u
@@ -27,7 +28,10 @@ enum {
 /* compiled property flags (schemas.md §2.6) */
 enum { CF_STRUCT = 0x01, CF_FIXED_LENGTH = 0x02, CF_VAR_LENGTH = 0x04, CF_FIXED_COUNT = 0x08, CF_VAR_COUNT = 0x10 };
 
+/* Templates and maps parsed once per offset (events share them): open-addressing hash by offset, so a
+ * binary with many events and templates stays linear. Offset 0 is never cached (it means "none"). */
 typedef struct cached { uint32_t offset; const void *value; uint32_t count, top; } cached;
+typedef struct offset_cache { cached *slots; size_t cap, count; } offset_cache;
 
 typedef struct wv {
     const uint8_t *d;
@@ -36,10 +40,10 @@ typedef struct wv {
     etl_error *err;
     etl_schema_set *set;
     const etl_message_table *msgs;
+    etl_error scratch;   /* errors after the first one of a provider */
     /* elements of the current provider (0 = absent) */
     uint32_t chan, levl, opco, task, keyw, evnt, maps, ttbl, prva, evta;
-    cached *templates, *maptab;
-    size_t template_count, template_cap, map_count, map_cap;
+    offset_cache templates, maps_by_offset;
 } wv;
 
 static int fail(wv *w, int code, uint64_t off, const char *what)
@@ -97,29 +101,48 @@ static int list_at(wv *w, uint32_t off, const char *sig, size_t header, size_t e
     return 0;
 }
 
-static int cache_put(cached **tab, size_t *count, size_t *cap, cached c)
+static size_t slot_of(const offset_cache *c, uint32_t off)
 {
-    if (*count == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 32;
-        cached *p = realloc(*tab, ncap * sizeof(*p));
-        if (!p) return -1;
-        *tab = p;
-        *cap = ncap;
-    }
-    (*tab)[(*count)++] = c;
-    return 0;
+    size_t i = (size_t)(off * 2654435761u) & (c->cap - 1);
+    while (c->slots[i].offset && c->slots[i].offset != off) i = (i + 1) & (c->cap - 1);
+    return i;
 }
 
-static const cached *cache_get(const cached *tab, size_t count, uint32_t off)
+static const cached *cache_get(const offset_cache *c, uint32_t off)
 {
-    for (size_t i = 0; i < count; i++)
-        if (tab[i].offset == off) return &tab[i];
-    return NULL;
+    if (!c->cap) return NULL;
+    const cached *e = &c->slots[slot_of(c, off)];
+    return e->offset == off ? e : NULL;
+}
+
+static const cached *cache_put(offset_cache *c, cached v)
+{
+    if (2 * (c->count + 1) > c->cap) {
+        size_t ncap = c->cap ? 2 * c->cap : 64;
+        cached *old = c->slots;
+        size_t oldcap = c->cap;
+        c->slots = calloc(ncap, sizeof(*c->slots));
+        if (!c->slots) { c->slots = old; return NULL; }
+        c->cap = ncap;
+        for (size_t i = 0; i < oldcap; i++)
+            if (old[i].offset) c->slots[slot_of(c, old[i].offset)] = old[i];
+        free(old);
+    }
+    size_t i = slot_of(c, v.offset);
+    c->slots[i] = v;
+    c->count++;
+    return &c->slots[i];
+}
+
+static void cache_clear(offset_cache *c)
+{
+    if (c->cap) memset(c->slots, 0, c->cap * sizeof(*c->slots));
+    c->count = 0;
 }
 
 static const etl_map_info *read_map(wv *w, uint32_t off)
 {
-    const cached *c = cache_get(w->maptab, w->map_count, off);
+    const cached *c = cache_get(&w->maps_by_offset, off);
     if (c) return c->value;
     if (!in_bounds(w, off, MAP_HEADER) || (memcmp(w->d + off, "VMAP", 4) && memcmp(w->d + off, "BMAP", 4)))
         return NULL;
@@ -139,14 +162,14 @@ static const etl_map_info *read_map(wv *w, uint32_t off)
     }
     info->entry_count = n;
     info->entries = entries;
-    if (cache_put(&w->maptab, &w->map_count, &w->map_cap, (cached){off, info, 0, 0})) return NULL;
+    if (!cache_put(&w->maps_by_offset, (cached){off, info, 0, 0})) return NULL;
     return info;
 }
 
 /* TEMP block → property array (cached: events share templates). NULL + error on malformed input. */
 static const cached *read_template(wv *w, uint32_t off)
 {
-    const cached *c = cache_get(w->templates, w->template_count, off);
+    const cached *c = cache_get(&w->templates, off);
     if (c) return c;
     if (!in_bounds(w, off, TEMP_HEADER) || memcmp(w->d + off, "TEMP", 4)) {
         fail(w, ETL_ERR_FORMAT, off, "TEMP block out of bounds or bad signature");
@@ -200,11 +223,9 @@ static const cached *read_template(wv *w, uint32_t off)
             return NULL;
         }
     }
-    if (cache_put(&w->templates, &w->template_count, &w->template_cap, (cached){off, props, total, params})) {
-        fail(w, ETL_ERR_NOMEM, off, "out of memory");
-        return NULL;
-    }
-    return &w->templates[w->template_count - 1];
+    c = cache_put(&w->templates, (cached){off, props, total, params});
+    if (!c) fail(w, ETL_ERR_NOMEM, off, "out of memory");
+    return c;
 }
 
 /* keyword table of the provider → (mask, display) pairs */
@@ -215,6 +236,7 @@ static int keyword_defs(wv *w, etl_keyword_def **defs, size_t *n)
     *n = 0;
     if (list_at(w, w->keyw, "KEYW", LIST_HEADER, KEYW_ENTRY, &count)) return -1;
     if (!count) return 0;
+    if (count > MAX_KEYWORDS) count = MAX_KEYWORDS;   /* names are looked up per event: keep it bounded */
     *defs = etl_arena_alloc(&w->set->arena, count * sizeof(**defs));
     if (!*defs) return fail(w, ETL_ERR_NOMEM, w->keyw, "out of memory");
     for (uint32_t i = 0; i < count; i++) {
@@ -234,16 +256,38 @@ static const char *entry_display(wv *w, uint32_t off, size_t size, size_t msg_at
     return display(w, etl_le32(w->d + off + msg_at), etl_le32(w->d + off + name_at));
 }
 
-static const char *event_name(wv *w, uint16_t id, uint8_t version)
+/* EVTA event-name entries of the provider, sorted by key for bsearch (big binaries have thousands). */
+typedef struct name_entry { uint32_t key, offset; } name_entry;
+
+static int name_entry_cmp(const void *a, const void *b)
+{
+    uint32_t x = ((const name_entry *)a)->key, y = ((const name_entry *)b)->key;
+    return (x > y) - (x < y);
+}
+
+static name_entry *event_names(wv *w, size_t *count)
 {
     uint32_t n;
-    if (!w->evta || list_at(w, w->evta, "EVTA", LIST_HEADER, ATTR_ENTRY, &n)) return NULL;
-    uint32_t key = EVTA_EVENT_NAME | (uint32_t)version << 8 | (uint32_t)id << 16;
+    *count = 0;
+    if (!w->evta || list_at(w, w->evta, "EVTA", LIST_HEADER, ATTR_ENTRY, &n) || n == 0) return NULL;
+    name_entry *v = malloc((size_t)n * sizeof(*v));
+    if (!v) return NULL;
     for (uint32_t i = 0; i < n; i++) {
         const uint8_t *e = w->d + w->evta + LIST_HEADER + (size_t)i * ATTR_ENTRY;
-        if (etl_le32(e) == key) return plain_string(w, etl_le32(e + 4));
+        if ((etl_le32(e) & 0xFF) != EVTA_EVENT_NAME) continue;
+        v[*count].key = etl_le32(e);
+        v[*count].offset = etl_le32(e + 4);
+        (*count)++;
     }
-    return NULL;
+    qsort(v, *count, sizeof(*v), name_entry_cmp);
+    return v;
+}
+
+static const char *event_name(wv *w, const name_entry *names, size_t count, uint16_t id, uint8_t version)
+{
+    name_entry key = {EVTA_EVENT_NAME | (uint32_t)version << 8 | (uint32_t)id << 16, 0};
+    const name_entry *e = count ? bsearch(&key, names, count, sizeof(key), name_entry_cmp) : NULL;
+    return e ? plain_string(w, e->offset) : NULL;
 }
 
 static int read_events(wv *w, const etl_set_provider *sp)
@@ -251,13 +295,24 @@ static int read_events(wv *w, const etl_set_provider *sp)
     uint32_t n;
     if (list_at(w, w->evnt, "EVNT", EVNT_HEADER, EVNT_ENTRY, &n)) return -1;
     etl_keyword_def *defs;
-    size_t ndefs;
+    size_t ndefs, nnames;
     if (keyword_defs(w, &defs, &ndefs)) return -1;
+    name_entry *names = event_names(w, &nnames);
+    int rc = 0;
     for (uint32_t i = 0; i < n; i++) {
         size_t eo = (size_t)w->evnt + EVNT_HEADER + (size_t)i * EVNT_ENTRY;
         const uint8_t *e = w->d + eo;
+        uint32_t temp = etl_le32(e + 20);
+        const cached *t = NULL;
+        if (temp && !(t = read_template(w, temp))) {
+            /* the event is left out (decodes as "no schema"); the first such error is reported */
+            if (rc == 0) rc = -1;
+            if (w->err && w->err->code == ETL_ERR_NOMEM) break;
+            w->err = &w->scratch;
+            continue;
+        }
         etl_event_info *ev = etl_schema_set_add_event(w->set);
-        if (!ev) return fail(w, ETL_ERR_NOMEM, eo, "out of memory");
+        if (!ev) { rc = fail(w, ETL_ERR_NOMEM, eo, "out of memory"); break; }
         ev->provider_guid = sp->guid;
         ev->provider_name = sp->name;
         ev->provider_message = sp->message;
@@ -269,23 +324,23 @@ static int read_events(wv *w, const etl_set_provider *sp)
         ev->descriptor.task = etl_le16(e + 6);
         ev->descriptor.keyword = etl_le64(e + 8);
         ev->message = message(w, etl_le32(e + 16));
-        uint32_t temp = etl_le32(e + 20);
         ev->opcode_name = entry_display(w, etl_le32(e + 24), OPCO_ENTRY, 4, 8);
         ev->level_name = entry_display(w, etl_le32(e + 28), LEVL_ENTRY, 4, 8);
         ev->task_name = entry_display(w, etl_le32(e + 32), TASK_ENTRY, 4, 24);
         ev->channel_name = entry_display(w, etl_le32(e + 44), CHAN_ENTRY, 12, 4);
-        ev->event_name = event_name(w, ev->descriptor.id, ev->descriptor.version);
-        if (etl_schema_keyword_names(&w->set->arena, defs, ndefs, ev->descriptor.keyword, ev))
-            return fail(w, ETL_ERR_NOMEM, eo, "out of memory");
-        if (temp) {
-            const cached *t = read_template(w, temp);
-            if (!t) return -1;
+        ev->event_name = event_name(w, names, nnames, ev->descriptor.id, ev->descriptor.version);
+        if (etl_schema_keyword_names(&w->set->arena, defs, ndefs, ev->descriptor.keyword, ev)) {
+            rc = fail(w, ETL_ERR_NOMEM, eo, "out of memory");
+            break;
+        }
+        if (t) {
             ev->properties = t->value;
             ev->property_count = t->count;
             ev->top_level_count = t->top;
         }
     }
-    return 0;
+    free(names);
+    return rc;
 }
 
 static int read_provider(wv *w, const etl_guid *guid, uint32_t off)
@@ -297,7 +352,8 @@ static int read_provider(wv *w, const etl_guid *guid, uint32_t off)
         return etl_schema_fail(w->err, ETL_ERR_FORMAT, w->origin, off, "WEVT: %u element descriptors do not fit",
                                ndesc);
     w->chan = w->levl = w->opco = w->task = w->keyw = w->evnt = w->maps = w->ttbl = w->prva = w->evta = 0;
-    w->template_count = w->map_count = 0;
+    cache_clear(&w->templates);
+    cache_clear(&w->maps_by_offset);
     static const char *const sigs[] = {"CHAN", "LEVL", "OPCO", "TASK", "KEYW", "EVNT", "MAPS", "TTBL", "PRVA",
                                        "EVTA"};
     uint32_t *slots[] = {&w->chan, &w->levl, &w->opco, &w->task, &w->keyw, &w->evnt, &w->maps, &w->ttbl,
@@ -357,7 +413,7 @@ int etl_wevt_parse(etl_schema_set *set, const uint8_t *crim, size_t size, const 
         w.err = err && rc == ETL_OK ? err : &perr;   /* first error is reported; later providers still load */
         if (read_provider(&w, &guid, etl_le32(p + 16)) != 0 && rc == ETL_OK) rc = err ? err->code : ETL_ERR_FORMAT;
     }
-    free(w.templates);
-    free(w.maptab);
+    free(w.templates.slots);
+    free(w.maps_by_offset.slots);
     return rc;
 }
