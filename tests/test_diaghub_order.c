@@ -429,6 +429,19 @@ static void test_activity_events(void **state)
     printf("diaghub Activity events: ours %zu, TraceEvent %zu, %zu differ\n", k, fx->activity_count, differ);
     assert_int_equal(k, LISTED_ACTIVITY_EVENTS);
     assert_int_equal(differ, 0);
+
+    /* EXPECTED.md §3 (from TraceEvent's test): 55 Activity2Stop/Stop events, the last one at TraceLog event
+     * index 13,205. Ours: its position among the events TraceLog keeps (book-keeping events not counted). */
+    size_t kept = 0, stops = 0, last_stop = 0;
+    for (size_t i = 0; i < fx->ours.count; i++) {
+        const char *name = fx->names.text[fx->ours.events[i].name];
+        if (in_list(name, bookkeeping_names, N(bookkeeping_names))) continue;
+        if (strcmp(name, "Activity2Stop/Stop") == 0) stops++, last_stop = kept;
+        kept++;
+    }
+    printf("diaghub: %zu Activity2Stop/Stop, the last at TraceLog index %zu\n", stops, last_stop);
+    assert_int_equal(stops, 55);
+    assert_int_equal(last_stop, 13205);
 }
 
 int main(void)
