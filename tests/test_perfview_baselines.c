@@ -21,6 +21,7 @@
 
 #include "etl/etl_schema.h"
 #include "support/baseline.h"
+#include "support/perfview_names.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -64,47 +65,10 @@ static line_class classify(const baseline_event *pv)
 
 /* ---- names ------------------------------------------------------------------------------------------- */
 
-/* PerfView's kernel event names → ours ("<provider>/<event name>" as the decoder names them). TraceEvent renames
- * MOF classes and types; its SysConfig events are KernelTraceControl's. First matching prefix wins. */
-static const struct { const char *pv, *ours, *why; } event_renames[] = {
-    {"Windows Kernel/EventTrace", "MSNT_SystemTrace/EventTrace/Header", "PerfView drops the type name Header"},
-    {"Windows Kernel/EventTrace/RundownComplete", "MSNT_SystemTrace/EventTrace/RDComplete", "MOF type RDComplete"},
-    {"Windows Kernel/DiskIO/", "MSNT_SystemTrace/DiskIo/", "MOF class DiskIo"},
-    {"Windows Kernel/Memory/", "MSNT_SystemTrace/PageFault/", "MOF class PageFault"},
-    {"Windows Kernel/Process/Stop", "MSNT_SystemTrace/Process/End", "MOF type End"},
-    {"Windows Kernel/Process/DCStop", "MSNT_SystemTrace/Process/DCEnd", "MOF type DCEnd"},
-    {"Windows Kernel/Thread/Stop", "MSNT_SystemTrace/Thread/End", "MOF type End"},
-    {"Windows Kernel/Image/Unload", "MSNT_SystemTrace/Image/UnLoad", "MOF type UnLoad"},
-    {"Windows Kernel/Image/DCStop", "MSNT_SystemTrace/Image/DCEnd", "MOF type DCEnd"},
-    {"Windows Kernel/PerfInfo/Sample", "MSNT_SystemTrace/PerfInfo/SampleProf", "MOF type SampleProf"},
-    {"Windows Kernel/TcpIp/Send", "MSNT_SystemTrace/TcpIp/SendIPV4", "the v2 MOF types name the IP version"},
-    {"Windows Kernel/TcpIp/Recv", "MSNT_SystemTrace/TcpIp/RecvIPV4", "same"},
-    {"Windows Kernel/TcpIp/Accept", "MSNT_SystemTrace/TcpIp/AcceptIPV4", "same"},
-    {"Windows Kernel/TcpIp/Connect", "MSNT_SystemTrace/TcpIp/ConnectIPV4", "same"},
-    {"Windows Kernel/TcpIp/Disconnect", "MSNT_SystemTrace/TcpIp/DisconnectIPV4", "same"},
-    {"Windows Kernel/UdpIp/Send", "MSNT_SystemTrace/UdpIp/SendIPV4", "same"},
-    {"Windows Kernel/UdpIp/Recv", "MSNT_SystemTrace/UdpIp/RecvIPV4", "same"},
-    {"Windows Kernel/SysConfig/Opcode(", "KernelTraceControl/Opcode(", "no published layout (PerfView has none)"},
-    {"Windows Kernel/SysConfig/", "KernelTraceControl/SysConfig/", "KernelTraceControl's SysConfig task"},
-    {"Windows Kernel/", "MSNT_SystemTrace/", "TraceEvent's name for the kernel provider"},
-    {"KernelTraceControl/ImageID", "KernelTraceControl/ImageID/Info", "PerfView drops the type name Info"},
-};
-
-/* Our name for a PerfView "<provider>/<event>"; renames ending in '/' or '(' are prefixes. */
+/* Our name for a PerfView "<provider>/<event>" (rename table: support/perfview_names.c). */
 static void our_name_for(const baseline_event *pv, char *out, size_t cap)
 {
-    char full[512];
-    snprintf(full, sizeof full, "%s/%s", pv->provider, pv->event_name);
-    for (size_t i = 0; i < N(event_renames); i++) {
-        const char *from = event_renames[i].pv;
-        size_t n = strlen(from);
-        int prefix = from[n - 1] == '/' || from[n - 1] == '(';
-        if (prefix ? strncmp(full, from, n) == 0 : strcmp(full, from) == 0) {
-            snprintf(out, cap, "%s%s", event_renames[i].ours, prefix ? full + n : "");
-            return;
-        }
-    }
-    snprintf(out, cap, "%s", full);
+    perfview_our_name(pv->provider, pv->event_name, out, cap);
 }
 
 static int starts_with(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
@@ -783,7 +747,7 @@ static void test_net452(void **state)
 /* The diaghub set (EXPECTED.md §3): TraceEvent's name of every merged event, in order. Per name, the kernel and
  * KernelTraceControl events must be as many as ours (decoded file by file; TraceLog reports every one of these
  * record kinds, and reports no Thread or StackWalk events of this set). Names map to ours through the same
- * event_renames table, with the provider TraceEvent's kernel parser gives the class. */
+ * rename table (support/perfview_names.c), with the provider TraceEvent's kernel parser gives the class. */
 static void test_diaghub_kernel_names(void **state)
 {
     (void)state;
