@@ -71,6 +71,7 @@ struct etl_trace {
     size_t stream_count;
     size_t *heap;                /* stream indices, min-heap by merge key */
     size_t heap_count;
+    size_t *tie_stack;           /* scratch for pick_tie: at most one entry per stream */
     uint8_t *scratch;            /* compressed bytes of the buffer being loaded */
     size_t scratch_cap;
     etl_trace_stats stats;
