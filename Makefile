@@ -98,9 +98,9 @@ fuzz:
 	@$(MAKE) --no-print-directory fuzz-targets BUILD=build-fuzz CC=clang OPTFLAGS="-O1 -g" \
 	    SANFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
 fuzz-targets: $(FUZZ_SRC:tests/%.c=$(BUILD)/%)
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIBETL)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIBFORMATS) $(LIBETL)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIBETL) $(DEPLIBS) -lm
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIBFORMATS) $(LIBETL) $(DEPLIBS) -lm
 
 bench: $(ETLCONV)
 	@ETLCONV=$(ETLCONV) sh tests/bench.sh
