@@ -162,7 +162,8 @@ typedef struct etl_extended_item {
     const uint8_t *data;
 } etl_extended_item;
 
-#define ETL_MAX_EXTENDED_ITEMS 16
+/* More than every defined item type once (18 types); more items than this means a corrupt record. */
+#define ETL_MAX_EXTENDED_ITEMS 32
 
 typedef struct etl_event_record {
     etl_event_header header;

@@ -163,7 +163,7 @@ static etl_record_result parse_event(const uint8_t *r, size_t size, uint8_t ht, 
             if (n >= max_items) { *why = "too many extended data items"; return ETL_RECORD_BAD; }
             items[n++] = (etl_extended_item){ext_type, data_size, r + p + EXT_ITEM_HEADER_SIZE};
             p += item_size;
-            if (!(linkage & 1)) break;
+            if (!(linkage & 1) || p >= size) break; /* a last item that still says "more" ends the list too */
         }
     }
     rec->extended_data_count = n;
