@@ -245,6 +245,8 @@ static void write_fields(exporter *x, const etl_event_info *e, uint32_t first, u
             snprintf(num, sizeof(num), "%u", p->length);
             attr(x, "length", num);
         }
+        uint32_t inline_flags = p->flags & (ETL_PROP_INLINE_COUNT | ETL_PROP_INLINE_LENGTH | ETL_PROP_HAS_CUSTOM_SCHEMA);
+        if (inline_flags) attr_u64(x, "etl:flags", inline_flags, 1);  /* TraceLogging forms, read back by -import */
         if (is_struct && depth < 8) write_fields(x, e, p->struct_start, p->struct_count, depth + 1);
         end(x);
     }

@@ -212,6 +212,10 @@ static int parse_template(mx_context *ctx, const xmlNode *t, mx_template *out, e
             break;
         }
         if ((p->flags & ETL_PROP_PARAM_FIXED_COUNT) == 0 && (p->flags & ETL_PROP_PARAM_COUNT) == 0) p->count = 1;
+        /* -export writes TraceLogging's inline u16 count/length forms (no mc.exe equivalent) as etl:flags */
+        uint64_t extra;
+        if (mx_number(mx_attr_ns(c, ETL_MANIFEST_EXT_NS, "flags"), &extra) == 0)
+            p->flags |= (uint32_t)extra & (ETL_PROP_INLINE_COUNT | ETL_PROP_INLINE_LENGTH | ETL_PROP_HAS_CUSTOM_SCHEMA);
     }
     free(nodes);
     if (rc != ETL_OK) return rc;
