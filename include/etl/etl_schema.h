@@ -257,6 +257,16 @@ typedef struct etl_decoder etl_decoder;
 etl_decoder *etl_decoder_new(etl_schema_registry *registry, const etl_trace *trace);
 void etl_decoder_free(etl_decoder *decoder);
 
+/* Decoder options (etl_decoder_set_flags; 0 by default). */
+enum {
+    /* Ignore the schemas the trace carries — TraceLogging metadata in records, EventSource manifests
+     * (event 0xFFFE), KernelTraceControl MetaData/EventInfo blobs — so only user-supplied, bundled and
+     * built-in kernel schemas decode. Used to check that an exported manifest alone decodes a trace. */
+    ETL_DECODER_NO_TRACE_SCHEMAS = 0x1
+};
+/* Set before the first etl_decode_event / etl_decoder_learn. */
+void etl_decoder_set_flags(etl_decoder *decoder, unsigned flags);
+
 /* Feeds the stateful sources (EventSource manifests, embedded metadata, process table) with the record and
  * decodes it. The result stays valid until the next call on the same decoder. Returns ETL_OK or
  * ETL_ERR_NOMEM. */

@@ -46,6 +46,7 @@ struct etl_decoder {
     etl_field string_field;
     etl_decoded_event event;
     etl_decode_stats stats;
+    unsigned flags;        /* ETL_DECODER_* */
 };
 
 /* winmeta.xml display strings */
@@ -115,6 +116,8 @@ void etl_decoder_free(etl_decoder *d)
 
 const etl_decode_stats *etl_decoder_get_stats(const etl_decoder *d) { return &d->stats; }
 
+void etl_decoder_set_flags(etl_decoder *d, unsigned flags) { d->flags = flags; }
+
 static const etl_event_info *find_schema(etl_decoder *d, const etl_event_record *rec, const char **tl_error);
 
 int etl_decoder_learn(etl_decoder *d, const etl_event_record *rec)
@@ -148,8 +151,10 @@ static const etl_event_info *find_schema(etl_decoder *d, const etl_event_record 
     const etl_event_header *h = &rec->header;
     *tl_error = NULL;
     if (is_event_header_kind(rec->kind)) {
-        const etl_event_info *info = etl_tracelogging_lookup(d->tracelogging, rec, tl_error);
-        if (info || *tl_error) return info;
+        if (!(d->flags & ETL_DECODER_NO_TRACE_SCHEMAS)) {
+            const etl_event_info *info = etl_tracelogging_lookup(d->tracelogging, rec, tl_error);
+            if (info || *tl_error) return info;
+        }
         return etl_schema_registry_find(d->registry, ETL_KEY_MANIFEST, &h->provider_id, h->descriptor.id,
                                         h->descriptor.version);
     }
@@ -268,8 +273,10 @@ int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_deco
     memset(ev, 0, sizeof *ev);
     ev->record = rec;
     *out = ev;
-    etl_eventsource_observe(d->eventsource, rec);
-    etl_embedded_observe(d->embedded, rec);
+    if (!(d->flags & ETL_DECODER_NO_TRACE_SCHEMAS)) {
+        etl_eventsource_observe(d->eventsource, rec);
+        etl_embedded_observe(d->embedded, rec);
+    }
 
     const uint8_t *payload = rec->user_data;
     size_t size = payload ? rec->user_data_length : 0;
