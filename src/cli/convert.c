@@ -1,10 +1,12 @@
-/* The conversion pipeline: etl_open → etl_process → etl_decode_event → filters → writers. */
+/* The conversion pipeline: etl_open → (first pass: etl_decoder_learn) → etl_process → etl_decode_event →
+ * filters → writers (and the -export collection). */
 #include "convert.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "export.h"
 #include "filter.h"
 #include "output.h"
 #include "progress.h"
@@ -18,6 +20,7 @@ typedef struct run {
     etl_decoder *decoder;
     etl_writer *main_writer;
     etl_writer *summary_writer;
+    etl_schema_registry *export_to;
     etlconv_filters filters;
     int filtering;
     int filters_bound;
@@ -63,6 +66,11 @@ static int on_event(const etl_event_record *record, void *ctx)
         r->failed = 1;
         return 1;
     }
+    if (r->export_to && ev->info && etlconv_export_collect(r->export_to, ev->info) != 0) {
+        fprintf(stderr, "etlconv: out of memory while collecting schemas for -export\n");
+        r->failed = 1;
+        return 1;
+    }
     if (!r->filters_bound) bind_filters(r, record->header.timestamp);
     if (++r->seen % PROGRESS_EVERY_EVENTS == 0) {
         const etl_trace_stats *s = etl_trace_get_stats(r->trace);
@@ -73,6 +81,31 @@ static int on_event(const etl_event_record *record, void *ctx)
     if (r->main_writer && etl_writer_event(r->main_writer, ev) != 0) r->failed = 1;
     if (r->summary_writer && etl_writer_event(r->summary_writer, ev) != 0) r->failed = 1;
     return r->failed;
+}
+
+static int on_learn_record(const etl_event_record *record, void *ctx)
+{
+    run *r = ctx;
+    if (etl_decoder_learn(r->decoder, record) != ETL_OK) {
+        fprintf(stderr, "etlconv: out of memory while learning process names\n");
+        r->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* First pass: WPR and xperf log the process rundown at the end of the trace, so without it the events
+ * before the rundown have no process name. Opened a second time without diagnostics: the decoding pass
+ * reports the same problems once. */
+static int learn_processes(run *r, const etlconv_job *job)
+{
+    etl_trace *trace;
+    etl_error err;
+    memset(&err, 0, sizeof err);
+    if (etl_open(&trace, (const char *const *)job->inputs, job->input_count, NULL, &err) != ETL_OK) return 0;
+    etl_process(trace, on_learn_record, r);
+    etl_close(trace);
+    return r->failed ? -1 : 0;
 }
 
 static etl_writer *start_writer(const char *name, const etlconv_options *opt, etlconv_output *out)
@@ -96,6 +129,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     r.opt = opt;
     r.filters = opt->filters;
     r.filtering = etlconv_filter_active(&opt->filters);
+    r.export_to = job->export_to;
     double started = etlconv_now();
 
     etl_open_options open_options = {0, on_diagnostic, &r};
@@ -113,6 +147,8 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
         fprintf(stderr, "etlconv: out of memory\n");
         goto done;
     }
+    etl_decoder_set_flags(r.decoder, opt->no_trace_schemas ? ETL_DECODER_NO_TRACE_SCHEMAS : 0);
+    if (!opt->one_pass && learn_processes(&r, job) != 0) goto done;
     if (job->write_main) {
         main_out = etlconv_output_open(job->output, opt->overwrite);
         if (!main_out || !(r.main_writer = start_writer(opt->format->name, opt, main_out))) goto done;

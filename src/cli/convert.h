@@ -1,4 +1,5 @@
-/* One conversion: open the inputs as one trace, decode every record, filter, hand events to the writers. */
+/* One conversion: open the inputs as one trace, learn process names in a first pass, decode every record,
+ * filter, hand events to the writers. */
 #ifndef ETLCONV_CONVERT_H
 #define ETLCONV_CONVERT_H
 
@@ -10,6 +11,7 @@ typedef struct etlconv_job {
     const char *output;          /* main writer output: NULL = stdout */
     int write_main;              /* 0: only the summary is produced */
     const char *summary_output;  /* NULL: no summary; "-": stdout */
+    etl_schema_registry *export_to; /* -export: every description an event was decoded with goes here */
 } etlconv_job;
 
 /* Returns an ETLCONV_EXIT_* status; errors are printed as one line each. */

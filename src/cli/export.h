@@ -1,11 +1,19 @@
-/* -export FILE: the event schemas the registry holds, written as an instrumentation manifest that
- * -import (here or on Windows) can read back. */
+/* -export FILE: one instrumentation manifest describing every event the inputs were decoded with, whatever
+ * the source (TraceLogging, EventSource, embedded metadata, user or bundled manifests), that -import (here
+ * or on Windows) reads back. Kernel MOF classes (and other classic event-class layouts) have no manifest
+ * form and are left out: they are built into etlconv anyway. */
 #ifndef ETLCONV_EXPORT_H
 #define ETLCONV_EXPORT_H
 
 #include "etl/etl_schema.h"
 
-/* Returns 0, or -1 after printing a one-line error. Written atomically like every output. */
-int etlconv_export_schemas(const etl_schema_registry *registry, const char *path, int overwrite);
+/* Keeps a deep copy of `info` in `exported` (a private registry) unless an event with the same provider,
+ * id and version is already there: TraceLogging descriptions live only until the decoder's next lookup.
+ * One hash lookup per call. Returns 0, or -1 when out of memory. */
+int etlconv_export_collect(etl_schema_registry *exported, const etl_event_info *info);
+
+/* Writes the collected descriptions. Returns 0, or -1 after printing a one-line error. Written
+ * atomically like every output. */
+int etlconv_export_schemas(const etl_schema_registry *exported, const char *path, int overwrite);
 
 #endif

@@ -43,7 +43,7 @@ static char *each_output_name(const char *dir, const char *input, const char *ex
     return out;
 }
 
-static int run_each(const etlconv_options *opt, etl_schema_registry *registry)
+static int run_each(const etlconv_options *opt, etl_schema_registry *registry, etl_schema_registry *exported)
 {
     if (mkdir(opt->output, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "etlconv: %s: cannot create directory: %s\n", opt->output, strerror(errno));
@@ -61,7 +61,7 @@ static int run_each(const etlconv_options *opt, etl_schema_registry *registry)
             return ETLCONV_EXIT_FAILURE;
         }
         etlconv_job job = {(const char *const *)&opt->inputs[i], 1, main_name, !opt->summary_only,
-                           opt->summary || opt->summary_only ? summary_name : NULL};
+                           opt->summary || opt->summary_only ? summary_name : NULL, exported};
         int rc = etlconv_convert(opt, registry, &job);
         if (rc > status) status = rc;
         free(main_name);
@@ -70,9 +70,9 @@ static int run_each(const etlconv_options *opt, etl_schema_registry *registry)
     return status;
 }
 
-static int run_merged(const etlconv_options *opt, etl_schema_registry *registry)
+static int run_merged(const etlconv_options *opt, etl_schema_registry *registry, etl_schema_registry *exported)
 {
-    etlconv_job job = {(const char *const *)opt->inputs, opt->input_count, opt->output, 1, NULL};
+    etlconv_job job = {(const char *const *)opt->inputs, opt->input_count, opt->output, 1, NULL, exported};
     if (opt->summary_only) {
         job.write_main = 0;
         job.summary_output = opt->output ? opt->output : "-";
@@ -116,17 +116,22 @@ int main(int argc, char **argv)
         signal(SIGHUP, on_signal);
         signal(SIGPIPE, on_signal);  /* "| head" ends the run: remove a -summary FILE still being written */
         etl_schema_registry *registry = etl_schema_registry_new();
-        if (!registry) {
+        etl_schema_registry *exported = opt.export_file ? etl_schema_registry_new() : NULL;
+        if (!registry || (opt.export_file && !exported)) {
             fprintf(stderr, "etlconv: out of memory\n");
+            etl_schema_registry_free(registry);
+            etl_schema_registry_free(exported);
             status = ETLCONV_EXIT_FAILURE;
             break;
         }
         status = etlconv_load_schemas(&opt, registry);
-        if (status == ETLCONV_EXIT_OK) status = opt.each ? run_each(&opt, registry) : run_merged(&opt, registry);
+        if (status == ETLCONV_EXIT_OK)
+            status = opt.each ? run_each(&opt, registry, exported) : run_merged(&opt, registry, exported);
         if (opt.export_file && status != ETLCONV_EXIT_FAILURE &&
-            etlconv_export_schemas(registry, opt.export_file, opt.overwrite) != 0)
+            etlconv_export_schemas(exported, opt.export_file, opt.overwrite) != 0)
             status = ETLCONV_EXIT_FAILURE;
         etl_schema_registry_free(registry);
+        etl_schema_registry_free(exported);
         break;
     }
     }

@@ -291,6 +291,10 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
             o->progress = 1;
         } else if ((v = match(a, "--no-bundled-schemas"))) {
             o->no_bundled = 1;
+        } else if ((v = match(a, "--no-trace-schemas"))) {
+            o->no_trace_schemas = 1;
+        } else if ((v = match(a, "--one-pass"))) {
+            o->one_pass = 1;
         } else if ((v = match(a, "--provider"))) {
             VALUE(a);
             if (push(&o->filters.providers, &o->filters.provider_count, (char *)v) != 0)
@@ -376,8 +380,12 @@ void etlconv_print_help(FILE *out)
           "  -import FILE..., --manifest FILE|DIR\n"
           "                          instrumentation manifests (.man/.xml), Windows binaries with a\n"
           "                          WEVT_TEMPLATE resource, or folders of them\n"
-          "  -export FILE            write the schemas known after conversion as a manifest\n"
+          "  -export FILE            write a manifest describing every event the inputs were decoded with\n"
+          "                          (TraceLogging, EventSource, embedded, manifests; not kernel MOF classes)\n"
           "  --no-bundled-schemas    do not load the manifests shipped with etlconv\n"
+          "  --no-trace-schemas      ignore the schemas the trace carries (TraceLogging metadata, EventSource\n"
+          "                          manifests, KernelTraceControl metadata): decode with -import, bundled and\n"
+          "                          kernel schemas only (e.g. to check an exported manifest)\n"
           "  -tmf FILE, -tp PATH     reserved for WPP (not supported yet; WPP events stay undecoded)\n"
           "  -en ANSI|Unicode        accepted for tracerpt scripts; output is always UTF-8\n"
           "Filters (all must match; lists match any element):\n"
@@ -392,6 +400,8 @@ void etlconv_print_help(FILE *out)
           "  --info FILE...          describe the files (header, clock, buffers, providers) and exit\n"
           "  -q, --quiet             no progress bar, no warnings\n"
           "  --progress              progress bar on stderr even for small inputs or when not a terminal\n"
+          "  --one-pass              skip the first pass that learns process names from rundowns logged at\n"
+          "                          the end of the trace (faster; early events may lack a process name)\n"
           "  -h, --help              this help\n"
           "  --version               version\n"
           "\n"

@@ -51,6 +51,8 @@ typedef struct etlconv_options {
     size_t import_count;
     const char *export_file;       /* -export */
     int no_bundled;                /* --no-bundled-schemas */
+    int no_trace_schemas;          /* --no-trace-schemas: ignore TraceLogging/EventSource/embedded metadata */
+    int one_pass;                  /* --one-pass: no first pass to learn process names */
     etl_writer_options writer;
     etlconv_filters filters;
 } etlconv_options;
