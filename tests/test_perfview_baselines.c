@@ -584,7 +584,8 @@ static int event_matches(const run *r, const baseline_event *pv, const our_event
 
 typedef struct tally {
     int matched, mismatched, missing, skipped, info_matched, info_failed;
-    int pname_same, pname_compared;   /* informational: PerfView's PName vs our process context */
+    int pname_same, pname_compared;   /* PerfView's PName vs our process context (matched lines) */
+    int pname_bad;                    /* required lines whose PName differs: must be 0 */
     int pid_unresolved;               /* matched, but our decoder had no PID where PerfView has one */
     int counts_ok, counts_bad;
 } tally;
@@ -613,6 +614,22 @@ static void prepare_counts(run *r)
     r->count_names_n = r->base->count_count;
 }
 
+static int on_learn(const etl_event_record *rec, void *ctx)
+{
+    return etl_decoder_learn(ctx, rec) != ETL_OK;
+}
+
+/* The first pass etlconv makes (src/cli/convert.c): process names from rundowns logged after the events. */
+static void learn_processes(const char *etl_path, etl_decoder *decoder)
+{
+    etl_trace *trace;
+    etl_error e;
+    const char *paths[1] = {etl_path};
+    assert_int_equal(etl_open(&trace, paths, 1, NULL, &e), ETL_OK);
+    assert_int_equal(etl_process(trace, on_learn, decoder), ETL_OK);
+    etl_close(trace);
+}
+
 static void compare_trace(const char *etl_path, const char *baseline_path, tally *t)
 {
     baseline base;
@@ -637,6 +654,7 @@ static void compare_trace(const char *etl_path, const char *baseline_path, tally
     assert_non_null(registry);
     r.decoder = etl_decoder_new(registry, trace);
     assert_non_null(r.decoder);
+    learn_processes(etl_path, r.decoder);
     assert_int_equal(etl_process(trace, on_record, &r), ETL_OK);
 
     memset(t, 0, sizeof *t);
@@ -669,7 +687,13 @@ static void compare_trace(const char *etl_path, const char *baseline_path, tally
                 t->pname_compared++;
                 const char *ours = best->process_name ? best->process_name : "";
                 size_t n = strlen(pv->pname);
-                t->pname_same += strncasecmp(ours, pv->pname, n) == 0 && (ours[n] == '\0' || ours[n] == '.');
+                int same = strncasecmp(ours, pv->pname, n) == 0 && (ours[n] == '\0' || ours[n] == '.');
+                t->pname_same += same;
+                if (!same && cls == LINE_REQUIRED) {
+                    t->pname_bad++;
+                    printf("  PNAME %s:%d %s/%s: PerfView %s, ours %s\n", baseline_path, pv->line, pv->provider,
+                           pv->event_name, pv->pname, best->process_name ? best->process_name : "(none)");
+                }
             }
         }
         if (cls == LINE_REQUIRED) {
@@ -695,10 +719,10 @@ static void compare_trace(const char *etl_path, const char *baseline_path, tally
         }
     }
     printf("%s: required %d matched, %d mismatched, %d missing; %d skipped (manifest issue); "
-           "informational %d matched, %d not; COUNT %d equal, %d differ; PName %d of %d the same; "
-           "PID unresolved %d\n",
+           "informational %d matched, %d not; COUNT %d equal, %d differ; PName %d of %d the same "
+           "(%d required lines differ); PID unresolved %d\n",
            etl_path, t->matched, t->mismatched, t->missing, t->skipped, t->info_matched, t->info_failed,
-           t->counts_ok, t->counts_bad, t->pname_same, t->pname_compared, t->pid_unresolved);
+           t->counts_ok, t->counts_bad, t->pname_same, t->pname_compared, t->pname_bad, t->pid_unresolved);
     etl_decoder_free(r.decoder);
     etl_schema_registry_free(registry);
     etl_close(trace);
@@ -714,6 +738,7 @@ static void expect_all_required(const char *etl, const char *baseline_path, int 
     assert_int_equal(t.mismatched, 0);
     assert_int_equal(t.missing, 0);
     assert_int_equal(t.counts_bad, 0);
+    assert_int_equal(t.pname_bad, 0);
 }
 
 /* Required lines per baseline, counted with grep on the provider names of required_providers: primitive-types
