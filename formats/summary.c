@@ -3,12 +3,17 @@
  * order the event kinds first appeared. Counting uses an open-addressing hash on the event's identity,
  * so it is O(1) per event. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "format_util.h"
 
-#define TABLE_INNER_WIDTH 81  /* characters between the two '|' of the box */
+#define TABLE_INNER_WIDTH 81  /* characters between the two '|' of the box (tracefmt) */
+#define COUNT_WIDTH 10        /* right-aligned event count */
+#define NAME_WIDTH 12         /* event name column, widened for longer names */
+#define TYPE_WIDTH 17         /* event type column, widened for longer types */
+#define GUID_WIDTH 36         /* GUID without braces */
 
 typedef struct summary_key {
     etl_guid guid;        /* event-class GUID (classic) or provider GUID */
@@ -138,20 +143,45 @@ static int summary_event(void *state, const etl_decoded_event *ev)
     return 0;
 }
 
-static void box_line(fmt_buf *tb)
+/* Display width of UTF-8 text: code points (continuation bytes do not count). */
+static size_t text_width(const char *text)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) n += (*p & 0xC0) != 0x80;
+    return n;
+}
+
+static void put_padded(fmt_buf *tb, const char *text, size_t width)
+{
+    fmt_buf_puts(tb, text);
+    for (size_t i = text_width(text); i < width; i++) fmt_buf_putc(tb, ' ');
+}
+
+static void box_line(fmt_buf *tb, size_t inner)
 {
     fmt_buf_putc(tb, '+');
-    for (int i = 0; i < TABLE_INNER_WIDTH; i++) fmt_buf_putc(tb, '-');
+    for (size_t i = 0; i < inner; i++) fmt_buf_putc(tb, '-');
     fmt_buf_puts(tb, "+\n");
 }
 
-/* "|" + text padded to the box width + "|" (wider text just pushes the border out). */
-static void box_row(fmt_buf *tb, const char *text)
+/* "|" + count, name, type and GUID columns + "|". tracefmt's widths (name 12, type 17, box 81) widen to
+ * the longest name/type so that the columns and the right border stay aligned. */
+static void box_row(fmt_buf *tb, const char *count, const char *name, const char *type, const char *guid,
+                    size_t name_width, size_t type_width, size_t inner)
 {
-    size_t n = strlen(text);
     fmt_buf_putc(tb, '|');
-    fmt_buf_puts(tb, text);
-    for (size_t i = n; i < TABLE_INNER_WIDTH; i++) fmt_buf_putc(tb, ' ');
+    size_t used = text_width(count);
+    for (size_t i = used; i < COUNT_WIDTH; i++) fmt_buf_putc(tb, ' ');
+    if (used < COUNT_WIDTH) used = COUNT_WIDTH;
+    fmt_buf_puts(tb, count);
+    fmt_buf_puts(tb, "    ");
+    put_padded(tb, name, name_width);
+    fmt_buf_putc(tb, ' ');
+    put_padded(tb, type, type_width);
+    fmt_buf_putc(tb, ' ');
+    fmt_buf_puts(tb, guid);
+    used += 4 + name_width + 1 + type_width + 1 + text_width(guid);
+    for (size_t i = used; i < inner; i++) fmt_buf_putc(tb, ' ');
     fmt_buf_puts(tb, "|\n");
 }
 
@@ -170,23 +200,27 @@ static int summary_end(void *state, const etl_run_totals *t)
     fmt_buf_printf(tb, "Total Format  Errors    %" PRIu64 "\n", t->format_errors);
     fmt_buf_printf(tb, "Total Formats Unknown   %" PRIu64 "\n", t->unknown_formats);
     fmt_buf_printf(tb, "Elapsed Time            %.0f sec\n", t->elapsed_seconds);
-    box_line(tb);
-    box_row(tb, "EventCount    EventName    EventType         Guid");
-    box_line(tb);
-    fmt_buf text;
-    fmt_buf_init(&text);
+    size_t name_width = NAME_WIDTH, type_width = TYPE_WIDTH;
+    for (size_t r = 0; r < st->row_count; r++) {
+        size_t n = text_width(st->rows[r].name), k = text_width(st->rows[r].type);
+        if (n > name_width) name_width = n;
+        if (k > type_width) type_width = k;
+    }
+    size_t inner = COUNT_WIDTH + 4 + name_width + 1 + type_width + 1 + GUID_WIDTH;
+    if (inner < TABLE_INNER_WIDTH) inner = TABLE_INNER_WIDTH;
+    box_line(tb, inner);
+    box_row(tb, "EventCount", "EventName", "EventType", "Guid", name_width, type_width, inner);
+    box_line(tb, inner);
     for (size_t r = 0; r < st->row_count; r++) {
         const summary_row *row = &st->rows[r];
-        char guid[40];
+        char guid[40], count[24];
         fmt_guid(&row->key.guid, guid);
         guid[37] = '\0';  /* tracefmt prints the GUID without braces */
-        fmt_buf_reset(&text);
-        fmt_buf_printf(&text, "%10" PRIu64 "    %-12s %-17s %s", row->count, row->name, row->type, guid + 1);
-        box_row(tb, fmt_buf_cstr(&text));
+        snprintf(count, sizeof count, "%" PRIu64, row->count);
+        box_row(tb, count, row->name, row->type, guid + 1, name_width, type_width, inner);
     }
-    int failed = text.failed;
-    fmt_buf_free(&text);
-    box_line(tb);
+    box_line(tb, inner);
+    int failed = tb->failed;
     if (failed) return -1;
     return fmt_buf_flush(tb, &st->sink);
 }

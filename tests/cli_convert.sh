@@ -33,7 +33,16 @@ check "$($ETLCONV $P --format jsonl | grep -c '^{"time":"2021-09-09T')" 7 "JSON 
 $ETLCONV $P -summary > "$T/sum.txt"; check $? 0 "-summary exits 0"
 check "$(grep 'Total Events  Processed' "$T/sum.txt")" "Total Events  Processed 7" "summary counts 7 events"
 check "$(grep -c '^<Event' "$T/sum.txt")" 0 "-summary alone prints only the summary"
-check "$($ETLCONV $P -of summary | grep -c '^|EventCount    EventName    EventType         Guid')" 1 "-of summary"
+check "$($ETLCONV testdata/tx/KernelNetwork.etl.gz -q -of summary | grep -c '^|EventCount    EventName    EventType         Guid                                |$')" 1 "-of summary: tracefmt's header when the names fit"
+# Long event names/types (PrimitiveTypesTest, PartitionInfoExtension) widen their column: every box line the
+# same length, each GUID under the "Guid" heading.
+for f in $P testdata/perfview/SelfDescribingSingleEvent.etl.gz testdata/tx/KernelNetwork.etl.gz; do
+  $ETLCONV -q "$f" -of summary | awk '/^[|+]/ { len[length($0)]++ }
+    /^\|EventCount/ { col = index($0, "Guid") }
+    /^\| *[0-9]+ / { if (match($0, /[0-9a-f]+-[0-9a-f]+-[0-9a-f]+-[0-9a-f]+-[0-9a-f]+\|$/) != 0 && RSTART != col) bad++ }
+    END { n = 0; for (l in len) n++; print n, bad + 0, (col > 0) }' > "$T/box"
+  check "$(cat "$T/box")" "1 0 1" "summary box of $(basename "$f") aligned"
+done
 
 # --- output files ------------------------------------------------------------------------------------
 mkdir "$T/out"
