@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "export.h"
 #include "filter.h"
@@ -99,6 +100,10 @@ static int on_learn_record(const etl_event_record *record, void *ctx)
  * reports the same problems once. */
 static int learn_processes(run *r, const etlconv_job *job)
 {
+    for (size_t i = 0; i < job->input_count; i++) {
+        struct stat st;  /* a pipe or FIFO cannot be read twice: no first pass then */
+        if (stat(job->inputs[i], &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    }
     etl_trace *trace;
     etl_error err;
     memset(&err, 0, sizeof err);
