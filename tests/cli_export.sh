@@ -34,7 +34,7 @@ done
 # (tracerpt shows EventName + ExtendedTracingInfo/EventGuid) cannot be written as a manifest event (a manifest
 # event has no event-class GUID), so without the trace's metadata they fall back to the bundled CLR manifest
 # and are named differently. Every other event must be byte-identical.
-$ETLCONV -q "$N" -export "$T/n.man" > "$T/n.a.xml"; check $? 0 "net.4.5.2.x86: converts with -export"
+$ETLCONV "$N" -export "$T/n.man" > "$T/n.a.xml" 2> "$T/n.err"; check $? 0 "net.4.5.2.x86: converts with -export"
 $ETLCONV -q "$N" -of json > "$T/n.a.json"
 for p in System.Threading.Tasks.TplEventSource System.Diagnostics.Eventing.FrameworkEventSource PerfView \
          Microsoft-Windows-DotNETRuntimePrivate Microsoft-Windows-Kernel-File; do
@@ -58,3 +58,5 @@ read same classic differ < "$T/n.cmp"
 echo "# net.4.5.2.x86: $same events identical, $classic embedded classic-layout events differ (not exportable)" >&2
 check "$differ" 0 "net.4.5.2.x86: every event but the embedded classic layouts is byte-identical after -import"
 [ "$same" -gt 100000 ]; ok $? "net.4.5.2.x86: ... ($same events compared)"
+check "$(grep -o 'export: [0-9]* events were decoded with classic' "$T/n.err")" \
+  "export: $classic events were decoded with classic" "net.4.5.2.x86: -export warns about exactly those events"

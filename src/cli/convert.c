@@ -28,6 +28,7 @@ typedef struct run {
     etlconv_progress progress;
     uint64_t seen;
     uint64_t written;
+    uint64_t export_skipped;  /* events whose classic layout -export cannot describe */
     uint64_t diagnostics_printed, diagnostics_suppressed;
     int failed;  /* a writer or the decoder failed: stop */
 } run;
@@ -67,10 +68,14 @@ static int on_event(const etl_event_record *record, void *ctx)
         r->failed = 1;
         return 1;
     }
-    if (r->export_to && ev->info && etlconv_export_collect(r->export_to, ev->info) != 0) {
-        fprintf(stderr, "etlconv: out of memory while collecting schemas for -export\n");
-        r->failed = 1;
-        return 1;
+    if (r->export_to && ev->info) {
+        int rc = etlconv_export_collect(r->export_to, ev->info);
+        if (rc < 0) {
+            fprintf(stderr, "etlconv: out of memory while collecting schemas for -export\n");
+            r->failed = 1;
+            return 1;
+        }
+        r->export_skipped += (uint64_t)rc;
     }
     if (!r->filters_bound) bind_filters(r, record->header.timestamp);
     if (++r->seen % PROGRESS_EVERY_EVENTS == 0) {
@@ -191,6 +196,10 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     if (commit_failed) goto done;
 
     status = ETLCONV_EXIT_OK;
+    if (r.export_skipped && !opt->quiet)
+        fprintf(stderr, "etlconv: warning: -export: %llu events were decoded with classic (MOF) event-class layouts "
+                        "from the trace's metadata, which a manifest cannot describe; they are not in %s\n",
+                (unsigned long long)r.export_skipped, opt->export_file);
     uint64_t lost = ts->events_lost + ts->buffers_lost;
     if (lost || ts->errors || ts->warnings || ds->decode_errors) {
         status = ETLCONV_EXIT_WARNINGS;

@@ -10,10 +10,9 @@
 
 int etlconv_export_collect(etl_schema_registry *exported, const etl_event_info *info)
 {
+    if (!info || info->source == ETL_SOURCE_KERNEL_MOF) return 0;  /* built in: nothing to export */
     /* classic layouts are keyed by event-class GUID: no manifest form (manifest_export.c skips them too) */
-    if (!info || !etl_guid_is_zero(&info->event_guid) || info->source == ETL_SOURCE_KERNEL_MOF ||
-        info->source == ETL_SOURCE_TMF)
-        return 0;
+    if (!etl_guid_is_zero(&info->event_guid) || info->source == ETL_SOURCE_TMF) return 1;
     const etl_event_info *known = etl_schema_registry_find(exported, ETL_KEY_MANIFEST, &info->provider_guid,
                                                            info->descriptor.id, info->descriptor.version);
     if (known && known->descriptor.id == info->descriptor.id && known->descriptor.version == info->descriptor.version)
