@@ -30,6 +30,24 @@ for pair in "$A AmsiTrace AmsiScript 19" "$S MySource TestEvent 1"; do
   cmp "$T/$name.a.xml" "$T/$name.b.xml" >&2; ok $? "$name: -import of the export with --no-trace-schemas gives byte-identical XML"
 done
 
+# Converts $1 again with --no-trace-schemas -import $T/$2.man and compares event by event with $T/$2.a.xml
+# (JSON of the first conversion in $T/$2.a.json). Sets $same, $classic.
+round_trip_except_classic() {
+  $ETLCONV -q "$1" --no-trace-schemas -import "$T/$2.man" > "$T/$2.b.xml"; check $? 0 "$3: converts after -import"
+  awk 'FNR == 1 { file++ }
+       file == 1 { embedded[FNR] = index($0, "\"source\":\"embedded\"") > 0; next }
+       file == 2 { a[FNR] = $0; next }
+       { if ($0 == a[FNR]) same++
+         else if (embedded[FNR] && index(a[FNR], "<EventGuid>")) classic++
+         else { differ++; if (differ <= 3) print "differs:", substr(a[FNR], 1, 400) > "/dev/stderr" } }
+       END { printf "%d %d %d\n", same, classic, differ }' \
+    RS='\n' "$T/$2.a.json" RS='</Event>' "$T/$2.a.xml" "$T/$2.b.xml" > "$T/$2.cmp"
+  read same classic differ < "$T/$2.cmp"
+  echo "# $3: $same events identical, $classic embedded classic-layout events differ (not exportable)" >&2
+  check "$differ" 0 "$3: every event but the embedded classic layouts is byte-identical after -import"
+  [ "$same" -gt 100000 ]; ok $? "$3: ... ($same events compared)"
+}
+
 # EventSource + KernelTraceControl metadata. Events whose embedded schema is a classic MOF event-class layout
 # (tracerpt shows EventName + ExtendedTracingInfo/EventGuid) cannot be written as a manifest event (a manifest
 # event has no event-class GUID), so without the trace's metadata they fall back to the bundled CLR manifest
@@ -45,18 +63,21 @@ grep -q '<provider name="Microsoft-Windows-DotNETRuntimeStress"' "$T/n.man"; che
 $ETLCONV -q "$N" --no-trace-schemas > "$T/n.c.xml"
 check "$(grep -c '<Provider Name="System.Threading.Tasks.TplEventSource"' "$T/n.c.xml")" 0 \
   "net.4.5.2.x86: --no-trace-schemas alone leaves the EventSource events without a schema"
-$ETLCONV -q "$N" --no-trace-schemas -import "$T/n.man" > "$T/n.b.xml"; check $? 0 "net.4.5.2.x86: converts after -import"
-awk 'FNR == 1 { file++ }
-     file == 1 { embedded[FNR] = index($0, "\"source\":\"embedded\"") > 0; next }
-     file == 2 { a[FNR] = $0; next }
-     { if ($0 == a[FNR]) same++
-       else if (embedded[FNR] && index(a[FNR], "<EventGuid>")) classic++
-       else { differ++; if (differ <= 3) print "differs:", substr(a[FNR], 1, 400) > "/dev/stderr" } }
-     END { printf "%d %d %d\n", same, classic, differ }' \
-  RS='\n' "$T/n.a.json" RS='</Event>' "$T/n.a.xml" "$T/n.b.xml" > "$T/n.cmp"
-read same classic differ < "$T/n.cmp"
-echo "# net.4.5.2.x86: $same events identical, $classic embedded classic-layout events differ (not exportable)" >&2
-check "$differ" 0 "net.4.5.2.x86: every event but the embedded classic layouts is byte-identical after -import"
-[ "$same" -gt 100000 ]; ok $? "net.4.5.2.x86: ... ($same events compared)"
+round_trip_except_classic "$N" n net.4.5.2.x86
 check "$(grep -o 'export: [0-9]* events were decoded with classic' "$T/n.err")" \
   "export: $classic events were decoded with classic" "net.4.5.2.x86: -export warns about exactly those events"
+
+# A WPR trace with one TraceLogging provider of 7 event kinds (EXPECTED.md §5.1: CSharpTraceLoggingEventSource,
+# 70 events, MarkString ... WriteGuid), plus KernelTraceControl metadata.
+L=testdata/etwanalyzer/TraceLoggingTester.etl.gz
+$ETLCONV -q "$L" -export "$T/l.man" > "$T/l.a.xml"; check $? 0 "TraceLoggingTester: converts with -export"
+$ETLCONV -q "$L" -of json > "$T/l.a.json"
+for e in MarkString MarkStringInteger MarkBoolByteCharDoubleInt16Int32Int64SByteUInt16UInt32UInt64 WriteIntList \
+         WriteDateTime WriteTimeSpan WriteGuid; do
+  grep -q "<event [^>]*name=\"$e\"" "$T/l.man"; ok $? "TraceLoggingTester: exported manifest has event $e"
+done
+guid=$(grep -o '<provider name="CSharpTraceLoggingEventSource" guid="{[^}]*}"' "$T/l.man" | grep -o '{.*}')
+$ETLCONV -q "$L" --no-trace-schemas --provider "$guid" -of json > "$T/l.c.json"
+check "$(wc -l < "$T/l.c.json" | tr -d ' ')" 70 "TraceLoggingTester: --no-trace-schemas: the 70 events by provider GUID $guid"
+check "$(grep -c '"status":"ok"' "$T/l.c.json")" 0 "TraceLoggingTester: --no-trace-schemas alone decodes none of them"
+round_trip_except_classic "$L" l TraceLoggingTester
