@@ -420,6 +420,33 @@ static void test_truncated_input(void **state)
     }
 }
 
+/* Every single-bit corruption of a real stream: each decoder fails cleanly or stays within its output (the
+ * sanitizer build turns any stray access into a failure). */
+static void test_bit_flips(void **state)
+{
+    (void)state;
+    size_t off, n, expected, file_len;
+    uint8_t *file = first_compressed("testdata/perfview/smallEtlFile.etl.gz", &off, &n, &expected, &file_len);
+    uint8_t *in = malloc(n), *out = malloc(expected);
+    assert_non_null(in);
+    assert_non_null(out);
+    decompress_fn fns[] = {etl_decompress_plain_lz77, etl_decompress_lz77_huffman, etl_decompress_lznt1};
+    for (size_t bit = 0; bit < n * 8; bit++) {
+        memcpy(in, file + off, n);
+        in[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+        for (size_t f = 0; f < 3; f++) {
+            size_t produced = 0;
+            int rc = fns[f](in, n, out, expected, &produced);
+            assert_true(rc == ETL_OK ? produced <= expected : rc == ETL_ERR_DECOMPRESS);
+        }
+        int rc = etl_decompress_etl_buffer(in, n, out, expected, NULL);
+        assert_true(rc == ETL_OK || rc == ETL_ERR_DECOMPRESS); /* no checksum: a flipped literal still fits */
+    }
+    free(out);
+    free(in);
+    free(file);
+}
+
 static void test_output_one_short(void **state)
 {
     (void)state;
@@ -588,6 +615,7 @@ int main(void)
         cmocka_unit_test(test_real_terraingen),
         cmocka_unit_test(test_empty_input),
         cmocka_unit_test(test_truncated_input),
+        cmocka_unit_test(test_bit_flips),
         cmocka_unit_test(test_output_one_short),
         cmocka_unit_test(test_plain_distance_before_start),
         cmocka_unit_test(test_plain_lengths),

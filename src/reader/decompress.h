@@ -1,6 +1,7 @@
 /* Decompressors for compressed ETL buffers (MS-XCA). Each returns ETL_OK and sets *produced on success,
  * or ETL_ERR_DECOMPRESS when the input is malformed or would write past out_cap. They never read past
- * in_len nor write past out_cap. */
+ * in_len nor write past out_cap. A stream that ends early gives ETL_OK with *produced < out_cap; bytes of out
+ * beyond *produced are unspecified. LZ77+Huffman allocates a 64 KiB decoding table (ETL_ERR_NOMEM). */
 #ifndef ETL_READER_DECOMPRESS_H
 #define ETL_READER_DECOMPRESS_H
 
