@@ -79,7 +79,7 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LIBFORMATS)
 # command-line tests, and prints one closing "N passed, N failed" line.
 check: deps
 	@$(MAKE) --no-print-directory build-tests
-	@ETLCONV=$(ETLCONV) BUILD=$(BUILD) sh tests/run_tests.sh $(TEST_BIN)
+	@ETLCONV=$(ETLCONV) BUILD=$(BUILD) SANFLAGS="$(SANFLAGS)" sh tests/run_tests.sh $(TEST_BIN)
 test: check
 
 .PHONY: build-tests

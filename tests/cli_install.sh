@@ -36,6 +36,7 @@ int main(int argc, char **argv) {
     etl_process(t, count, &n); etl_close(t); printf("%ld\n", n); return 0; }
 C
 flags=$(PKG_CONFIG_PATH="$root/lib/pkgconfig" pkg-config --define-variable=prefix="$root" --cflags --libs libetl 2>/dev/null)
-if ${CC:-cc} -o "$dest/prog" "$dest/prog.c" $flags 2>/dev/null; then ok "program links with pkg-config libetl"; else no "program links with pkg-config libetl"; fi
+# Under `make sanitize` the installed libetl.a is instrumented: link with the same sanitizer flags.
+if ${CC:-cc} $SANFLAGS -o "$dest/prog" "$dest/prog.c" $flags 2>/dev/null; then ok "program links with pkg-config libetl"; else no "program links with pkg-config libetl"; fi
 # primitive-types: EVENT64:5,SYSTEM64:2 (corpus/MANIFEST.tsv census)
 [ "$("$dest/prog" testdata/perfview/primitive-types.etl.gz 2>/dev/null)" = 7 ] && ok "linked program reads a trace" || no "linked program reads a trace"

@@ -591,8 +591,7 @@ static char *render_event(const etl_decoded_event *ev)
 typedef struct round_trip {
     etl_decoder *decoder;
     int collect;                       /* first pass: keep every description used */
-    const etl_event_info **infos;
-    size_t info_count, info_cap;
+    etl_schema_registry *exported;   /* what -export collects (etl_schema_export_collect) */
     char **lines;
     size_t line_count, line_cap;
 } round_trip;
@@ -602,13 +601,7 @@ static int on_round_trip_event(const etl_event_record *r, void *ctx)
     round_trip *t = ctx;
     const etl_decoded_event *ev;
     if (etl_decode_event(t->decoder, r, &ev) != ETL_OK) return 1;
-    if (t->collect && ev->info) {
-        if (t->info_count == t->info_cap) {
-            t->info_cap = t->info_cap ? 2 * t->info_cap : 1024;
-            t->infos = realloc(t->infos, t->info_cap * sizeof(*t->infos));
-        }
-        t->infos[t->info_count++] = ev->info;
-    }
+    if (t->collect && ev->info) assert_true(etl_schema_export_collect(t->exported, ev->info) >= 0);
     if (t->line_count == t->line_cap) {
         t->line_cap = t->line_cap ? 2 * t->line_cap : 1024;
         t->lines = realloc(t->lines, t->line_cap * sizeof(*t->lines));
@@ -617,11 +610,6 @@ static int on_round_trip_event(const etl_event_record *r, void *ctx)
     return 0;
 }
 
-static int pointer_cmp(const void *a, const void *b)
-{
-    const void *x = *(const void *const *)a, *y = *(const void *const *)b;
-    return (x > y) - (x < y);
-}
 
 /* Decode with the default sources (bundled + whatever the trace carries), export every description the
  * events were decoded with, decode again with that manifest imported (user-supplied: it outranks the
@@ -651,6 +639,7 @@ static void test_export_import_decode(void **state)
         memset(&a, 0, sizeof(a));
         memset(&b, 0, sizeof(b));
         a.collect = 1;
+        a.exported = etl_schema_registry_new();
 
         etl_schema_registry *reg = etl_schema_registry_new();
         assert_int_equal(etl_schema_load_bundled(reg, &err), ETL_OK);
@@ -661,14 +650,10 @@ static void test_export_import_decode(void **state)
         assert_int_equal(etl_open(&t, paths, 1, NULL, &err), ETL_OK);
         a.decoder = etl_decoder_new(reg, t);
         etl_process(t, on_round_trip_event, &a);
-        qsort(a.infos, a.info_count, sizeof(*a.infos), pointer_cmp);
-        size_t unique = 0;
-        for (size_t k = 0; k < a.info_count; k++)
-            if (!unique || a.infos[unique - 1] != a.infos[k]) a.infos[unique++] = a.infos[k];
         char *text = NULL;
         size_t text_len = 0;
         FILE *out = open_memstream(&text, &text_len);
-        assert_int_equal(etl_schema_export_events(a.infos, unique, out, &err), ETL_OK);
+        assert_int_equal(etl_schema_export_manifest(a.exported, NULL, 0, out, &err), ETL_OK);
         fclose(out);
         etl_decoder_free(a.decoder);
         etl_close(t);
@@ -680,6 +665,12 @@ static void test_export_import_decode(void **state)
             fail_msg("%s", err.message);
         assert_int_equal(etl_open(&t, paths, 1, NULL, &err), ETL_OK);
         b.decoder = etl_decoder_new(reg, t);
+        /* Pure TraceLogging traces: decode the second time WITHOUT the trace's own metadata, so only the exported
+         * manifest can decode those events and the comparison can fail. The other traces keep the trace-carried
+         * schemas: their MOF-style embedded layouts cannot be expressed in a manifest (tests/cli_export.sh checks
+         * every other event of net.4.5.2.x86 and TraceLoggingTester with --no-trace-schemas). */
+        if (strstr(traces[i], "AMSITrace") || strstr(traces[i], "SelfDescribingSingleEvent"))
+            etl_decoder_set_flags(b.decoder, ETL_DECODER_NO_TRACE_SCHEMAS);
         etl_process(t, on_round_trip_event, &b);
         etl_decoder_free(b.decoder);
         etl_close(t);
@@ -691,14 +682,14 @@ static void test_export_import_decode(void **state)
         for (size_t k = 0; k < a.line_count; k++)
             if (strcmp(a.lines[k], b.lines[k]) != 0 && differ++ < 3)
                 fprintf(stderr, "  before: %.300s\n  after:  %.300s\n", a.lines[k], b.lines[k]);
-        fprintf(stderr, "%s: %zu descriptions exported, %zu events, %zu differ after -import\n", traces[i], unique,
+        fprintf(stderr, "%s: %zu manifest bytes exported, %zu events, %zu differ after -import\n", traces[i], text_len,
                 a.line_count, differ);
         assert_int_equal(differ, 0);
         for (size_t k = 0; k < a.line_count; k++) free(a.lines[k]);
         for (size_t k = 0; k < b.line_count; k++) free(b.lines[k]);
         free(a.lines);
         free(b.lines);
-        free(a.infos);
+        etl_schema_registry_free(a.exported);
         free(text);
     }
 }

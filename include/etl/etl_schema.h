@@ -190,9 +190,12 @@ int etl_schema_load_bundled(etl_schema_registry *registry, etl_error *err);
  * n == 0), from whatever source they came; loading it back decodes the same way. */
 int etl_schema_export_manifest(const etl_schema_registry *registry, const etl_guid *providers, size_t n,
                                FILE *out, etl_error *err);
-/* Same for an explicit list of descriptions (e.g. the `info` of every decoded event, TraceLogging included;
- * one description per (provider, id, version) is kept, the first). */
-int etl_schema_export_events(const etl_event_info *const *events, size_t count, FILE *out, etl_error *err);
+/* Collects what -export writes: call it with the `info` of every decoded event; it keeps a deep copy in
+ * `exported` (a registry of its own; TraceLogging descriptions live only until the decoder's next lookup), one
+ * per (provider, id, version), the first. Kernel MOF is skipped (built in). Returns 0; 1 when the description
+ * is a classic event-class layout, which a manifest cannot describe (count these); -1 when out of memory.
+ * Then etl_schema_export_manifest(exported, NULL, 0, ...) writes the manifest. */
+int etl_schema_export_collect(etl_schema_registry *exported, const etl_event_info *info);
 
 /* ---- decoding ----------------------------------------------------------------------------------------- */
 

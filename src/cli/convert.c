@@ -69,7 +69,7 @@ static int on_event(const etl_event_record *record, void *ctx)
         return 1;
     }
     if (r->export_to && ev->info) {
-        int rc = etlconv_export_collect(r->export_to, ev->info);
+        int rc = etl_schema_export_collect(r->export_to, ev->info);
         if (rc < 0) {
             fprintf(stderr, "etlconv: out of memory while collecting schemas for -export\n");
             r->failed = 1;

@@ -1,5 +1,5 @@
-/* -export (see export.h): collect the descriptions events were decoded with; the library writes the
- * manifest, this file gives it a safe output file. */
+/* -export (see export.h): the library collects the descriptions events were decoded with
+ * (etl_schema_export_collect) and writes the manifest; this file gives it a safe output file. */
 #include "export.h"
 
 #include <stdint.h>
@@ -7,27 +7,6 @@
 #include <string.h>
 
 #include "output.h"
-
-int etlconv_export_collect(etl_schema_registry *exported, const etl_event_info *info)
-{
-    if (!info || info->source == ETL_SOURCE_KERNEL_MOF) return 0;  /* built in: nothing to export */
-    /* classic layouts are keyed by event-class GUID: no manifest form (manifest_export.c skips them too) */
-    if (!etl_guid_is_zero(&info->event_guid) || info->source == ETL_SOURCE_TMF) return 1;
-    const etl_event_info *known = etl_schema_registry_find(exported, ETL_KEY_MANIFEST, &info->provider_guid,
-                                                           info->descriptor.id, info->descriptor.version);
-    if (known && known->descriptor.id == info->descriptor.id && known->descriptor.version == info->descriptor.version)
-        return 0;  /* the manifest keeps one description per (provider, id, version): the first */
-    etl_event_info copy = *info;
-    /* The decoder shows a TraceLogging event's name as its task (tracerpt's RenderingInfo/Task); a manifest
-     * event gets it only from a task, and a manifest names each task value once, so each such event gets
-     * its own task value (id + 1: TraceLogging records carry task 0, which is not looked at on decoding). */
-    if (info->source == ETL_SOURCE_TRACELOGGING && !info->task_name && info->event_name && !info->descriptor.task &&
-        info->descriptor.id < UINT16_MAX) {
-        copy.task_name = info->event_name;
-        copy.descriptor.task = (uint16_t)(info->descriptor.id + 1);
-    }
-    return etl_schema_registry_add(exported, &copy, ETL_KEY_MANIFEST) == ETL_OK ? 0 : -1;
-}
 
 int etlconv_export_schemas(const etl_schema_registry *exported, const char *path, int overwrite)
 {

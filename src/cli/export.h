@@ -10,11 +10,6 @@
 
 #include "etl/etl_schema.h"
 
-/* Keeps a deep copy of `info` in `exported` (a private registry) unless an event with the same provider,
- * id and version is already there: TraceLogging descriptions live only until the decoder's next lookup.
- * One hash lookup per call. Returns 0; 1 when the description is a classic event-class layout (not kernel)
- * that a manifest cannot describe; -1 when out of memory. */
-int etlconv_export_collect(etl_schema_registry *exported, const etl_event_info *info);
 
 /* Writes the collected descriptions. Returns 0, or -1 after printing a one-line error. Written
  * atomically like every output. */

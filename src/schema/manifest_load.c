@@ -94,8 +94,23 @@ int etl_schema_export_manifest(const etl_schema_registry *registry, const etl_gu
     return rc;
 }
 
-int etl_schema_export_events(const etl_event_info *const *events, size_t count, FILE *out, etl_error *err)
+int etl_schema_export_collect(etl_schema_registry *exported, const etl_event_info *info)
 {
-    if ((!events && count) || !out) return etl_schema_fail(err, ETL_ERR_ARG, "-export", UINT64_MAX, "bad argument");
-    return etl_manifest_write(events, count, out, err);
+    if (!exported || !info || info->source == ETL_SOURCE_KERNEL_MOF) return 0; /* built in: nothing to export */
+    /* classic layouts are keyed by event-class GUID: no manifest form (etl_manifest_write skips them too) */
+    if (!etl_guid_is_zero(&info->event_guid) || info->source == ETL_SOURCE_TMF) return 1;
+    const etl_event_info *known = etl_schema_registry_find(exported, ETL_KEY_MANIFEST, &info->provider_guid,
+                                                           info->descriptor.id, info->descriptor.version);
+    if (known && known->descriptor.id == info->descriptor.id && known->descriptor.version == info->descriptor.version)
+        return 0; /* a manifest keeps one description per (provider, id, version): the first */
+    etl_event_info copy = *info;
+    /* The decoder shows a TraceLogging event's name as its task (tracerpt's RenderingInfo/Task); a manifest
+     * event gets it only from a task, and a manifest names each task value once, so each such event gets
+     * its own task value (id + 1: TraceLogging records carry task 0, which is not looked at on decoding). */
+    if (info->source == ETL_SOURCE_TRACELOGGING && !info->task_name && info->event_name && !info->descriptor.task &&
+        info->descriptor.id < UINT16_MAX) {
+        copy.task_name = info->event_name;
+        copy.descriptor.task = (uint16_t)(info->descriptor.id + 1);
+    }
+    return etl_schema_registry_add(exported, &copy, ETL_KEY_MANIFEST) == ETL_OK ? 0 : -1;
 }
