@@ -20,17 +20,17 @@ static int all_zero(const uint8_t *p, size_t n)
     return 1;
 }
 
-/* Offset of the first non-zero byte at or after `from` (8-byte granularity), or `size` when none. Reads in
- * 64 KiB chunks: only ever called on zero-filled stretches. */
+/* Offset of the first non-zero byte at or after `from`, or `size` when none. Reads in 64 KiB chunks: only
+ * ever called on zero-filled stretches. */
 static uint64_t next_nonzero(const etl_input *in, uint64_t from, uint64_t size)
 {
     uint8_t chunk[65536];
-    uint64_t pos = from & ~(uint64_t)7;
+    uint64_t pos = from;
     while (pos < size) {
         size_t n = size - pos < sizeof chunk ? (size_t)(size - pos) : sizeof chunk;
         if (etl_input_read(in, pos, chunk, n) != ETL_OK) return size;
         for (size_t i = 0; i < n; i++)
-            if (chunk[i]) return (pos + i) & ~(uint64_t)7;
+            if (chunk[i]) return pos + i;
         pos += n;
     }
     return size;
@@ -70,9 +70,11 @@ int etl_index_buffers(etl_trace *t, uint32_t file_index, etl_error *err)
                 pos = size;
                 break;
             }
-            /* Resume at the first buffer boundary at or after the data (uniform buffers), or at the data. */
-            uint64_t resume = next;
-            if (fallback_step) resume = pos + (next - pos) / fallback_step * fallback_step;
+            /* Resume at the last buffer boundary before the data (uniform buffers), or at the 8-byte boundary
+             * before the data; always past `pos` (the 0x48 bytes there are zero): the walk always advances. */
+            uint64_t resume = next & ~(uint64_t)7; /* buffers are 8-aligned; next ≥ pos + 0x48, so still > pos */
+            if (fallback_step && pos + (next - pos) / fallback_step * fallback_step > pos)
+                resume = pos + (next - pos) / fallback_step * fallback_step;
             etl_trace_diag(t, ETL_ERROR, ETL_ERR_FORMAT, file_index, pos,
                            "%llu zero bytes where a buffer should start; reading resumes at offset 0x%llx",
                            (unsigned long long)(resume - pos), (unsigned long long)resume);
