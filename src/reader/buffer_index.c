@@ -70,13 +70,16 @@ int etl_index_buffers(etl_trace *t, uint32_t file_index, etl_error *err)
                 pos = size;
                 break;
             }
-            /* Resume at the last buffer boundary before the data (uniform buffers), or at the 8-byte boundary
-             * before the data; always past `pos` (the 0x48 bytes there are zero): the walk always advances. */
-            uint64_t resume = next & ~(uint64_t)7; /* buffers are 8-aligned; next ≥ pos + 0x48, so still > pos */
-            if (fallback_step && pos + (next - pos) / fallback_step * fallback_step > pos)
-                resume = pos + (next - pos) / fallback_step * fallback_step;
+            /* Uniform buffers: the zeros wiped this buffer's header (a zeroed sector, say), so skip whole
+             * buffers up to the data, at least one. Otherwise resume at the 8-byte boundary before the data.
+             * Either way the walk advances (the 0x48 bytes at `pos` are zero, so next ≥ pos + 0x48). */
+            uint64_t resume = next & ~(uint64_t)7;
+            if (fallback_step) {
+                uint64_t skip = (next - pos) / fallback_step;
+                resume = pos + (skip ? skip : 1) * fallback_step;
+            }
             etl_trace_diag(t, ETL_ERROR, ETL_ERR_FORMAT, file_index, pos,
-                           "%llu zero bytes where a buffer should start; reading resumes at offset 0x%llx",
+                           "zero bytes where a buffer should start (%llu bytes skipped); reading resumes at offset 0x%llx",
                            (unsigned long long)(resume - pos), (unsigned long long)resume);
             pos = resume;
             continue;
