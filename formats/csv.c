@@ -35,17 +35,17 @@ static void cell_w(fmt_line_writer *st, const char *value, int width)
 {
     value = fmt_valid_utf8(value ? value : "", &st->scratch);  /* the file stays valid UTF-8 */
     size_t n = strlen(value);
-    if (st->cells++ > 0) fmt_buf_puts(&st->line, st->options.csv_compat ? ", " : ",");
+    if (st->cells++ > 0) etl_textbuf_puts(&st->line, st->options.csv_compat ? ", " : ",");
     if (st->options.csv_compat) {
-        for (int pad = width - (int)n; pad > 0; pad--) fmt_buf_putc(&st->line, ' ');
+        for (int pad = width - (int)n; pad > 0; pad--) etl_textbuf_putc(&st->line, ' ');
         size_t start = st->line.length;
-        fmt_buf_append(&st->line, value, n);
+        etl_textbuf_append(&st->line, value, n);
         for (size_t i = start; i < st->line.length && !st->line.failed; i++)
             if (st->line.data[i] == '\r' || st->line.data[i] == '\n') st->line.data[i] = ' ';
         return;
     }
     if (!needs_quotes(value, n)) {
-        fmt_buf_append(&st->line, value, n);
+        etl_textbuf_append(&st->line, value, n);
         return;
     }
     char *dst = fmt_buf_grow(&st->line, 2 * n + 2);
@@ -71,7 +71,7 @@ static void cell_hex(fmt_line_writer *st, uint64_t v)
 
 static int end_line(fmt_line_writer *st)
 {
-    fmt_buf_putc(&st->line, '\n');
+    etl_textbuf_putc(&st->line, '\n');
     st->cells = 0;
     return fmt_buf_flush(&st->line, &st->sink);
 }
@@ -96,8 +96,8 @@ static const char *event_name_cell(const etl_decoded_event *ev, char *guid_buf)
 
 static void hex_cell(fmt_line_writer *st, const uint8_t *bytes, size_t length)
 {
-    fmt_buf_puts(&st->line, st->cells++ > 0 ? (st->options.csv_compat ? ", " : ",") : "");
-    fmt_buf_puts(&st->line, "0x");
+    etl_textbuf_puts(&st->line, st->cells++ > 0 ? (st->options.csv_compat ? ", " : ",") : "");
+    etl_textbuf_puts(&st->line, "0x");
     fmt_buf_put_hex(&st->line, bytes, length, 1);
 }
 

@@ -8,82 +8,6 @@
 
 /* ---- text buffer --------------------------------------------------------------------------------------- */
 
-void fmt_buf_init(fmt_buf *tb)
-{
-    memset(tb, 0, sizeof *tb);
-}
-
-void fmt_buf_free(fmt_buf *tb)
-{
-    free(tb->data);
-    fmt_buf_init(tb);
-}
-
-void fmt_buf_reset(fmt_buf *tb)
-{
-    tb->length = 0;
-    tb->failed = 0;
-}
-
-/* Makes room for `extra` more bytes plus a terminating NUL. */
-static int reserve(fmt_buf *tb, size_t extra)
-{
-    if (tb->failed) return -1;
-    if (extra > SIZE_MAX / 2 - tb->length) {
-        tb->failed = 1;
-        return -1;
-    }
-    size_t need = tb->length + extra + 1;
-    if (need <= tb->capacity) return 0;
-    size_t cap = tb->capacity ? tb->capacity : 256;
-    while (cap < need) cap *= 2;
-    char *p = realloc(tb->data, cap);
-    if (!p) {
-        tb->failed = 1;
-        return -1;
-    }
-    tb->data = p;
-    tb->capacity = cap;
-    return 0;
-}
-
-void fmt_buf_append(fmt_buf *tb, const char *data, size_t length)
-{
-    if (length == 0 || reserve(tb, length) != 0) return;
-    memcpy(tb->data + tb->length, data, length);
-    tb->length += length;
-}
-
-void fmt_buf_puts(fmt_buf *tb, const char *text)
-{
-    if (text) fmt_buf_append(tb, text, strlen(text));
-}
-
-void fmt_buf_putc(fmt_buf *tb, char c)
-{
-    if (reserve(tb, 1) != 0) return;
-    tb->data[tb->length++] = c;
-}
-
-void fmt_buf_printf(fmt_buf *tb, const char *fmt, ...)
-{
-    char small[128];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if ((size_t)n < sizeof small) {
-        fmt_buf_append(tb, small, (size_t)n);
-        return;
-    }
-    if (reserve(tb, (size_t)n) != 0) return;
-    va_start(ap, fmt);
-    vsnprintf(tb->data + tb->length, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    tb->length += (size_t)n;
-}
-
 void fmt_buf_put_codepoint(fmt_buf *tb, uint32_t cp)
 {
     char b[4];
@@ -107,13 +31,13 @@ void fmt_buf_put_codepoint(fmt_buf *tb, uint32_t cp)
         b[3] = (char)(0x80 | (cp & 0x3F));
         n = 4;
     }
-    fmt_buf_append(tb, b, n);
+    etl_textbuf_append(tb, b, n);
 }
 
 void fmt_buf_put_hex(fmt_buf *tb, const uint8_t *bytes, size_t length, int upper)
 {
     const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-    if (length > SIZE_MAX / 4 || reserve(tb, length * 2) != 0) return;
+    if (length > SIZE_MAX / 4 || etl_textbuf_reserve(tb, length * 2) != 0) return;
     char *out = tb->data + tb->length;
     for (size_t i = 0; i < length; i++) {
         out[2 * i] = digits[bytes[i] >> 4];
@@ -124,12 +48,12 @@ void fmt_buf_put_hex(fmt_buf *tb, const uint8_t *bytes, size_t length, int upper
 
 char *fmt_buf_grow(fmt_buf *tb, size_t extra)
 {
-    return reserve(tb, extra) == 0 ? tb->data + tb->length : NULL;
+    return etl_textbuf_reserve(tb, extra) == 0 ? tb->data + tb->length : NULL;
 }
 
 const char *fmt_buf_cstr(fmt_buf *tb)
 {
-    if (reserve(tb, 0) != 0) return "";
+    if (etl_textbuf_reserve(tb, 0) != 0) return "";
     tb->data[tb->length] = '\0';
     return tb->data;
 }
@@ -138,7 +62,7 @@ int fmt_buf_flush(fmt_buf *tb, const etl_sink *sink)
 {
     int rc = tb->failed ? -1 : 0;
     if (rc == 0 && tb->length > 0 && sink->write(sink->ctx, tb->data, tb->length) != 0) rc = -1;
-    fmt_buf_reset(tb);
+    etl_textbuf_reset(tb);
     return rc;
 }
 
@@ -198,8 +122,8 @@ void *fmt_line_writer_create(const etl_sink *sink, const etl_writer_options *opt
     w->sink = *sink;
     w->options = *options;
     w->clock.local = options->local_time;
-    fmt_buf_init(&w->line);
-    fmt_buf_init(&w->scratch);
+    memset(&w->line, 0, sizeof w->line);
+    memset(&w->scratch, 0, sizeof w->scratch);
     return w;
 }
 
@@ -207,8 +131,8 @@ void fmt_line_writer_destroy(void *state)
 {
     fmt_line_writer *w = state;
     if (!w) return;
-    fmt_buf_free(&w->line);
-    fmt_buf_free(&w->scratch);
+    etl_textbuf_free(&w->line);
+    etl_textbuf_free(&w->scratch);
     free(w);
 }
 
@@ -272,14 +196,14 @@ const char *fmt_valid_utf8(const char *text, fmt_buf *scratch)
         i += used;
     }
     if (i == n) return text;
-    fmt_buf_reset(scratch);
-    fmt_buf_append(scratch, text, i);
+    etl_textbuf_reset(scratch);
+    etl_textbuf_append(scratch, text, i);
     while (i < n) {
         size_t used = fmt_utf8_decode(s + i, n - i, &cp);
         if (cp == 0xFFFD)
             fmt_buf_put_codepoint(scratch, cp);
         else
-            fmt_buf_append(scratch, text + i, used);
+            etl_textbuf_append(scratch, text + i, used);
         i += used;
     }
     return fmt_buf_cstr(scratch);

@@ -9,24 +9,11 @@
 #include <stdint.h>
 
 #include "etl/etl_writer.h"
+#include "util/textbuf.h"
 
-typedef struct fmt_buf {
-    char *data;
-    size_t length;
-    size_t capacity;
-    int failed;  /* an allocation failed: the content is incomplete */
-} fmt_buf;
+/* The writers' text buffer is the library's (util/textbuf.h): same growth and sticky failure rules. */
+typedef etl_textbuf fmt_buf;
 
-void fmt_buf_init(fmt_buf *tb);
-void fmt_buf_free(fmt_buf *tb);
-void fmt_buf_reset(fmt_buf *tb);
-void fmt_buf_append(fmt_buf *tb, const char *data, size_t length);
-void fmt_buf_puts(fmt_buf *tb, const char *text);
-void fmt_buf_putc(fmt_buf *tb, char c);
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-void fmt_buf_printf(fmt_buf *tb, const char *fmt, ...);
 /* Appends the code point as UTF-8. */
 void fmt_buf_put_codepoint(fmt_buf *tb, uint32_t cp);
 /* Appends bytes as hex without separators. */

@@ -14,55 +14,55 @@
 
 static void put_string(fmt_buf *tb, const char *value)
 {
-    fmt_buf_putc(tb, '"');
+    etl_textbuf_putc(tb, '"');
     const unsigned char *s = (const unsigned char *)(value ? value : "");
     for (;;) {
         size_t run = 0;  /* printable ASCII that needs no escape goes in as one block */
         while (s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\') run++;
-        fmt_buf_append(tb, (const char *)s, run);
+        etl_textbuf_append(tb, (const char *)s, run);
         s += run;
         if (*s == '\0') break;
         uint32_t cp;
         size_t used = fmt_utf8_decode(s, strlen((const char *)s), &cp);
         switch (cp) {
-        case '"': fmt_buf_puts(tb, "\\\""); break;
-        case '\\': fmt_buf_puts(tb, "\\\\"); break;
-        case '\n': fmt_buf_puts(tb, "\\n"); break;
-        case '\r': fmt_buf_puts(tb, "\\r"); break;
-        case '\t': fmt_buf_puts(tb, "\\t"); break;
-        case '\b': fmt_buf_puts(tb, "\\b"); break;
-        case '\f': fmt_buf_puts(tb, "\\f"); break;
+        case '"': etl_textbuf_puts(tb, "\\\""); break;
+        case '\\': etl_textbuf_puts(tb, "\\\\"); break;
+        case '\n': etl_textbuf_puts(tb, "\\n"); break;
+        case '\r': etl_textbuf_puts(tb, "\\r"); break;
+        case '\t': etl_textbuf_puts(tb, "\\t"); break;
+        case '\b': etl_textbuf_puts(tb, "\\b"); break;
+        case '\f': etl_textbuf_puts(tb, "\\f"); break;
         default:
             if (cp < 0x20)
-                fmt_buf_printf(tb, "\\u%04X", (unsigned)cp);
+                etl_textbuf_printf(tb, "\\u%04X", (unsigned)cp);
             else if (cp == 0xFFFD)
                 fmt_buf_put_codepoint(tb, cp);
             else
-                fmt_buf_append(tb, (const char *)s, used);
+                etl_textbuf_append(tb, (const char *)s, used);
         }
         s += used;
     }
-    fmt_buf_putc(tb, '"');
+    etl_textbuf_putc(tb, '"');
 }
 
 static void put_member(fmt_buf *tb, const char *key, const char *value)
 {
-    fmt_buf_puts(tb, ",\"");
-    fmt_buf_puts(tb, key);
-    fmt_buf_puts(tb, "\":");
+    etl_textbuf_puts(tb, ",\"");
+    etl_textbuf_puts(tb, key);
+    etl_textbuf_puts(tb, "\":");
     if (value)
         put_string(tb, value);
     else
-        fmt_buf_puts(tb, "null");
+        etl_textbuf_puts(tb, "null");
 }
 
 static void put_number(fmt_buf *tb, const char *key, uint64_t value)
 {
     char num[FMT_INT_CAP];
-    fmt_buf_puts(tb, ",\"");
-    fmt_buf_puts(tb, key);
-    fmt_buf_puts(tb, "\":");
-    fmt_buf_puts(tb, fmt_u64(value, num));
+    etl_textbuf_puts(tb, ",\"");
+    etl_textbuf_puts(tb, key);
+    etl_textbuf_puts(tb, "\":");
+    etl_textbuf_puts(tb, fmt_u64(value, num));
 }
 
 /* The nested `fields` object. Markers that do not match the open container are ignored, and whatever is
@@ -74,7 +74,7 @@ static void put_fields(fmt_buf *tb, const etl_decoded_event *ev)
     int top = 0, skipped = 0;
     open[0] = '{';
     first[0] = 1;
-    fmt_buf_puts(tb, ",\"fields\":{");
+    etl_textbuf_puts(tb, ",\"fields\":{");
     for (size_t i = 0; i < ev->field_count; i++) {
         const etl_field *f = &ev->fields[i];
         int begins = f->kind == ETL_FIELD_STRUCT_BEGIN || f->kind == ETL_FIELD_ARRAY_BEGIN;
@@ -83,7 +83,7 @@ static void put_fields(fmt_buf *tb, const etl_decoded_event *ev)
             if (skipped > 0) {
                 skipped--;
             } else if (top > 0 && open[top] == want) {
-                fmt_buf_putc(tb, want == '{' ? '}' : ']');
+                etl_textbuf_putc(tb, want == '{' ? '}' : ']');
                 top--;
             }
             continue;
@@ -92,23 +92,23 @@ static void put_fields(fmt_buf *tb, const etl_decoded_event *ev)
             skipped++;  /* too deep: its members are written flat into the current container */
             continue;
         }
-        if (!first[top]) fmt_buf_putc(tb, ',');
+        if (!first[top]) etl_textbuf_putc(tb, ',');
         first[top] = 0;
         if (open[top] == '{') {
             put_string(tb, f->name);
-            fmt_buf_putc(tb, ':');
+            etl_textbuf_putc(tb, ':');
         }
         if (begins) {
             top++;
             open[top] = f->kind == ETL_FIELD_STRUCT_BEGIN ? '{' : '[';
             first[top] = 1;
-            fmt_buf_putc(tb, open[top]);
+            etl_textbuf_putc(tb, open[top]);
         } else {
             put_string(tb, f->value);
         }
     }
-    while (top > 0) fmt_buf_putc(tb, open[top--] == '{' ? '}' : ']');
-    fmt_buf_putc(tb, '}');
+    while (top > 0) etl_textbuf_putc(tb, open[top--] == '{' ? '}' : ']');
+    etl_textbuf_putc(tb, '}');
 }
 
 static int jsonl_event(void *state, const etl_decoded_event *ev)
@@ -120,11 +120,11 @@ static int jsonl_event(void *state, const etl_decoded_event *ev)
     char text[64], guid[40];
 
     fmt_event_time(&st->clock, h->timestamp, 7, text, sizeof text);
-    fmt_buf_puts(tb, "{\"time\":");
+    etl_textbuf_puts(tb, "{\"time\":");
     put_string(tb, text);
     char num[FMT_INT_CAP];
-    fmt_buf_puts(tb, ",\"timestamp\":");
-    fmt_buf_puts(tb, fmt_i64(r->raw_timestamp, num));
+    etl_textbuf_puts(tb, ",\"timestamp\":");
+    etl_textbuf_puts(tb, fmt_i64(r->raw_timestamp, num));
     put_member(tb, "provider", ev->provider_name);
     put_member(tb, "provider_guid", fmt_guid(&ev->record->header.provider_id, guid));
     put_member(tb, "event", ev->event_name);
@@ -146,20 +146,20 @@ static int jsonl_event(void *state, const etl_decoded_event *ev)
     put_member(tb, "status", ev->status == ETL_DECODE_OK ? "ok" : ev->status == ETL_DECODE_NO_SCHEMA ? "no_schema"
                                                                                                    : "error");
     if (ev->status == ETL_DECODE_NO_SCHEMA) {
-        fmt_buf_puts(tb, ",\"fields\":{}");
-        fmt_buf_puts(tb, ",\"payload\":\"");
+        etl_textbuf_puts(tb, ",\"fields\":{}");
+        etl_textbuf_puts(tb, ",\"payload\":\"");
         fmt_buf_put_hex(tb, r->user_data, r->user_data_length, 1);
-        fmt_buf_putc(tb, '"');
+        etl_textbuf_putc(tb, '"');
     } else {
         put_fields(tb, ev);
         if (ev->status == ETL_DECODE_ERROR) {
-            fmt_buf_puts(tb, ",\"payload\":\"");
+            etl_textbuf_puts(tb, ",\"payload\":\"");
             fmt_buf_put_hex(tb, ev->undecoded, ev->undecoded_length, 1);
-            fmt_buf_putc(tb, '"');
+            etl_textbuf_putc(tb, '"');
             put_member(tb, "error", ev->error ? ev->error : "");
         }
     }
-    fmt_buf_puts(tb, "}\n");
+    etl_textbuf_puts(tb, "}\n");
     return fmt_buf_flush(tb, &st->sink);
 }
 

@@ -153,15 +153,15 @@ static size_t text_width(const char *text)
 
 static void put_padded(fmt_buf *tb, const char *text, size_t width)
 {
-    fmt_buf_puts(tb, text);
-    for (size_t i = text_width(text); i < width; i++) fmt_buf_putc(tb, ' ');
+    etl_textbuf_puts(tb, text);
+    for (size_t i = text_width(text); i < width; i++) etl_textbuf_putc(tb, ' ');
 }
 
 static void box_line(fmt_buf *tb, size_t inner)
 {
-    fmt_buf_putc(tb, '+');
-    for (size_t i = 0; i < inner; i++) fmt_buf_putc(tb, '-');
-    fmt_buf_puts(tb, "+\n");
+    etl_textbuf_putc(tb, '+');
+    for (size_t i = 0; i < inner; i++) etl_textbuf_putc(tb, '-');
+    etl_textbuf_puts(tb, "+\n");
 }
 
 /* "|" + count, name, type and GUID columns + "|". tracefmt's widths (name 12, type 17, box 81) widen to
@@ -169,20 +169,20 @@ static void box_line(fmt_buf *tb, size_t inner)
 static void box_row(fmt_buf *tb, const char *count, const char *name, const char *type, const char *guid,
                     size_t name_width, size_t type_width, size_t inner)
 {
-    fmt_buf_putc(tb, '|');
+    etl_textbuf_putc(tb, '|');
     size_t used = text_width(count);
-    for (size_t i = used; i < COUNT_WIDTH; i++) fmt_buf_putc(tb, ' ');
+    for (size_t i = used; i < COUNT_WIDTH; i++) etl_textbuf_putc(tb, ' ');
     if (used < COUNT_WIDTH) used = COUNT_WIDTH;
-    fmt_buf_puts(tb, count);
-    fmt_buf_puts(tb, "    ");
+    etl_textbuf_puts(tb, count);
+    etl_textbuf_puts(tb, "    ");
     put_padded(tb, name, name_width);
-    fmt_buf_putc(tb, ' ');
+    etl_textbuf_putc(tb, ' ');
     put_padded(tb, type, type_width);
-    fmt_buf_putc(tb, ' ');
-    fmt_buf_puts(tb, guid);
+    etl_textbuf_putc(tb, ' ');
+    etl_textbuf_puts(tb, guid);
     used += 4 + name_width + 1 + type_width + 1 + text_width(guid);
-    for (size_t i = used; i < inner; i++) fmt_buf_putc(tb, ' ');
-    fmt_buf_puts(tb, "|\n");
+    for (size_t i = used; i < inner; i++) etl_textbuf_putc(tb, ' ');
+    etl_textbuf_puts(tb, "|\n");
 }
 
 static int summary_end(void *state, const etl_run_totals *t)
@@ -191,15 +191,15 @@ static int summary_end(void *state, const etl_run_totals *t)
     static const etl_run_totals none;
     fmt_buf *tb = &st->text;
     if (!t) t = &none;
-    fmt_buf_puts(tb, "Files Processed:\n");
-    for (size_t i = 0; i < t->file_count && t->files; i++) fmt_buf_printf(tb, "\t%s\n", t->files[i]);
-    fmt_buf_printf(tb, "Total Buffers Processed %" PRIu64 "\n", t->buffers);
-    fmt_buf_printf(tb, "Total Events  Processed %" PRIu64 "\n", t->events);
-    fmt_buf_printf(tb, "Total Events  Lost      %" PRIu64 "\n", t->events_lost);
-    fmt_buf_printf(tb, "Total Buffers Lost      %" PRIu64 "\n", t->buffers_lost);
-    fmt_buf_printf(tb, "Total Format  Errors    %" PRIu64 "\n", t->format_errors);
-    fmt_buf_printf(tb, "Total Formats Unknown   %" PRIu64 "\n", t->unknown_formats);
-    fmt_buf_printf(tb, "Elapsed Time            %.0f sec\n", t->elapsed_seconds);
+    etl_textbuf_puts(tb, "Files Processed:\n");
+    for (size_t i = 0; i < t->file_count && t->files; i++) etl_textbuf_printf(tb, "\t%s\n", t->files[i]);
+    etl_textbuf_printf(tb, "Total Buffers Processed %" PRIu64 "\n", t->buffers);
+    etl_textbuf_printf(tb, "Total Events  Processed %" PRIu64 "\n", t->events);
+    etl_textbuf_printf(tb, "Total Events  Lost      %" PRIu64 "\n", t->events_lost);
+    etl_textbuf_printf(tb, "Total Buffers Lost      %" PRIu64 "\n", t->buffers_lost);
+    etl_textbuf_printf(tb, "Total Format  Errors    %" PRIu64 "\n", t->format_errors);
+    etl_textbuf_printf(tb, "Total Formats Unknown   %" PRIu64 "\n", t->unknown_formats);
+    etl_textbuf_printf(tb, "Elapsed Time            %.0f sec\n", t->elapsed_seconds);
     size_t name_width = NAME_WIDTH, type_width = TYPE_WIDTH;
     for (size_t r = 0; r < st->row_count; r++) {
         size_t n = text_width(st->rows[r].name), k = text_width(st->rows[r].type);
@@ -241,7 +241,7 @@ static void summary_destroy(void *state)
     }
     free(st->rows);
     free(st->slots);
-    fmt_buf_free(&st->text);
+    etl_textbuf_free(&st->text);
     free(st);
 }
 
@@ -251,7 +251,7 @@ static void *summary_create(const etl_sink *sink, const etl_writer_options *opti
     summary_state *st = calloc(1, sizeof *st);
     if (!st) return NULL;
     st->sink = *sink;
-    fmt_buf_init(&st->text);
+    memset(&st->text, 0, sizeof st->text);
     if (rehash(st, 256) != 0) {
         free(st);
         return NULL;

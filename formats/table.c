@@ -10,7 +10,7 @@
 
 static void separator(fmt_line_writer *st)
 {
-    if (st->cells++ > 0) fmt_buf_putc(&st->line, '\t');
+    if (st->cells++ > 0) etl_textbuf_putc(&st->line, '\t');
 }
 
 static void cell(fmt_line_writer *st, const char *value)
@@ -23,17 +23,17 @@ static void cell(fmt_line_writer *st, const char *value)
         uint32_t cp;
         size_t used = fmt_utf8_decode(s + i, n - i, &cp);
         switch (cp) {
-        case '\\': fmt_buf_puts(&st->line, "\\\\"); break;
-        case '\t': fmt_buf_puts(&st->line, "\\t"); break;
-        case '\n': fmt_buf_puts(&st->line, "\\n"); break;
-        case '\r': fmt_buf_puts(&st->line, "\\r"); break;
+        case '\\': etl_textbuf_puts(&st->line, "\\\\"); break;
+        case '\t': etl_textbuf_puts(&st->line, "\\t"); break;
+        case '\n': etl_textbuf_puts(&st->line, "\\n"); break;
+        case '\r': etl_textbuf_puts(&st->line, "\\r"); break;
         default:
             if (cp < 0x20 || cp == 0x7F)
-                fmt_buf_printf(&st->line, "\\x%02X", (unsigned)cp);
+                etl_textbuf_printf(&st->line, "\\x%02X", (unsigned)cp);
             else if (cp == 0xFFFD)
                 fmt_buf_put_codepoint(&st->line, cp);
             else
-                fmt_buf_append(&st->line, (const char *)s + i, used);
+                etl_textbuf_append(&st->line, (const char *)s + i, used);
         }
         i += used;
     }
@@ -42,7 +42,7 @@ static void cell(fmt_line_writer *st, const char *value)
 static void hex_cell(fmt_line_writer *st, const uint8_t *bytes, size_t length)
 {
     separator(st);
-    fmt_buf_puts(&st->line, "0x");
+    etl_textbuf_puts(&st->line, "0x");
     fmt_buf_put_hex(&st->line, bytes, length, 1);
 }
 
@@ -70,7 +70,7 @@ static int table_event(void *state, const etl_decoded_event *ev)
             if (ev->fields[i].kind == ETL_FIELD_VALUE) cell(st, ev->fields[i].value);
         if (ev->status == ETL_DECODE_ERROR && ev->undecoded_length) hex_cell(st, ev->undecoded, ev->undecoded_length);
     }
-    fmt_buf_putc(&st->line, '\n');
+    etl_textbuf_putc(&st->line, '\n');
     st->cells = 0;
     return fmt_buf_flush(&st->line, &st->sink);
 }

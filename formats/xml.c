@@ -33,14 +33,14 @@ typedef struct xml_state {
 
 static void put(xml_state *st, const char *text)
 {
-    fmt_buf_puts(&st->out, text);
+    etl_textbuf_puts(&st->out, text);
 }
 
 static void put_indent(xml_state *st, int depth)
 {
     static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
     if (depth > (int)sizeof tabs - 1) depth = (int)sizeof tabs - 1;
-    fmt_buf_append(&st->out, tabs, (size_t)depth);
+    etl_textbuf_append(&st->out, tabs, (size_t)depth);
 }
 
 static int xml_allowed(uint32_t cp)
@@ -58,17 +58,17 @@ static void put_text(xml_state *st, const char *text)
     size_t n = 0;
     while (s[n] >= 0x20 && s[n] < 0x7F && s[n] != '&' && s[n] != '<' && s[n] != '>' && s[n] != '"') n++;
     if (s[n] == '\0') {
-        fmt_buf_append(&st->out, text, n);
+        etl_textbuf_append(&st->out, text, n);
         return;
     }
     n += strlen(text + n);
-    fmt_buf_reset(&st->clean);
+    etl_textbuf_reset(&st->clean);
     for (size_t i = 0; i < n;) {
         size_t run = 0;  /* allowed ASCII is copied in blocks */
         while (i + run < n && ((s[i + run] >= 0x20 && s[i + run] < 0x80) || s[i + run] == '\t' ||
                                s[i + run] == '\n' || s[i + run] == '\r'))
             run++;
-        fmt_buf_append(&st->clean, text + i, run);
+        etl_textbuf_append(&st->clean, text + i, run);
         i += run;
         if (i >= n) break;
         uint32_t cp;
@@ -77,12 +77,12 @@ static void put_text(xml_state *st, const char *text)
         if (cp == 0xFFFD)
             fmt_buf_put_codepoint(&st->clean, cp);
         else
-            fmt_buf_append(&st->clean, text + i, used);
+            etl_textbuf_append(&st->clean, text + i, used);
         i += used;
     }
     xmlBufferEmpty(st->escaped);
     xmlAttrSerializeTxtContent(st->escaped, st->doc, NULL, (const xmlChar *)fmt_buf_cstr(&st->clean));
-    fmt_buf_append(&st->out, (const char *)xmlBufferContent(st->escaped), (size_t)xmlBufferLength(st->escaped));
+    etl_textbuf_append(&st->out, (const char *)xmlBufferContent(st->escaped), (size_t)xmlBufferLength(st->escaped));
     if (st->clean.failed) st->out.failed = 1;
 }
 
@@ -386,8 +386,8 @@ static void xml_destroy(void *state)
     if (!st) return;
     if (st->escaped) xmlBufferFree(st->escaped);
     if (st->doc) xmlFreeDoc(st->doc);
-    fmt_buf_free(&st->out);
-    fmt_buf_free(&st->clean);
+    etl_textbuf_free(&st->out);
+    etl_textbuf_free(&st->clean);
     free(st);
 }
 
@@ -398,8 +398,8 @@ static void *xml_create(const etl_sink *sink, const etl_writer_options *options)
     st->sink = *sink;
     st->options = *options;
     st->clock.local = options->local_time;
-    fmt_buf_init(&st->out);
-    fmt_buf_init(&st->clean);
+    memset(&st->out, 0, sizeof st->out);
+    memset(&st->clean, 0, sizeof st->clean);
     st->doc = xmlNewDoc((const xmlChar *)"1.0");
     st->escaped = xmlBufferCreate();
     if (st->doc) st->doc->encoding = xmlStrdup((const xmlChar *)"UTF-8");

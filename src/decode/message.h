@@ -2,7 +2,7 @@
 #ifndef ETL_DECODE_MESSAGE_H
 #define ETL_DECODE_MESSAGE_H
 
-#include "decode/textbuf.h"
+#include "util/textbuf.h"
 
 /* Appends `tmpl` with %1..%99 replaced by inserts[n-1] (an optional !printf-spec! after the number is
  * skipped: the inserts are already rendered text). %n → "\n" (FormatMessage writes CR LF; we write the Unix

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "decode/textbuf.h"
+#include "util/textbuf.h"
 
 #define NAME_MAX_BYTES 128
 #define NO_INDEX UINT32_MAX

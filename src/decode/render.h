@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "decode/textbuf.h"
+#include "util/textbuf.h"
 #include "etl/etl_schema.h"
 
 typedef struct etl_render_context {

@@ -1,5 +1,5 @@
 /* Growable UTF-8 text buffer. */
-#include "decode/textbuf.h"
+#include "util/textbuf.h"
 
 #include <stdarg.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
-/* Growable UTF-8 text buffer, reused between events (no malloc per event in steady state).
+/* Growable UTF-8 text buffer shared by the decoder and the writers, reused between events (no malloc per event in steady state).
  * Allocation failure is sticky: appends become no-ops and `failed` stays set until reset. */
-#ifndef ETL_DECODE_TEXTBUF_H
-#define ETL_DECODE_TEXTBUF_H
+#ifndef ETL_UTIL_TEXTBUF_H
+#define ETL_UTIL_TEXTBUF_H
 
 #include <stddef.h>
 #include <string.h>
@@ -23,6 +23,7 @@ void etl_textbuf_puts(etl_textbuf *b, const char *text);
 /* Inline fast path: most appends fit in the capacity already reserved. */
 static inline void etl_textbuf_append(etl_textbuf *b, const char *text, size_t n)
 {
+    if (n == 0) return; /* text may be NULL then */
     if (b->data && n < b->capacity - b->length && !b->failed) {
         memcpy(b->data + b->length, text, n);
         b->length += n;
