@@ -297,7 +297,8 @@ static void write_payload(xml_state *st, const etl_decoded_event *ev)
         put_element(st, 1, "Data", ev->fields[0].value);
         return;
     }
-    int extra = ev->status == ETL_DECODE_ERROR && ev->undecoded_length > 0;
+    /* -lr also shows the bytes after the last property of an event that decoded (newer versions) */
+    int extra = ev->undecoded_length > 0 && (ev->status == ETL_DECODE_ERROR || st->options.best_effort);
     if (ev->field_count == 0 && !extra) {
         put(st, "\t<EventData />\n");
         return;
