@@ -24,7 +24,7 @@ static void put_string(fmt_buf *tb, const char *value)
         s += run;
         if (*s == '\0') break;
         uint32_t cp;
-        size_t used = fmt_utf8_decode(s, strlen((const char *)s), &cp);
+        size_t used = etl_utf8_decode(s, strlen((const char *)s), &cp);
         switch (cp) {
         case '"': etl_textbuf_puts(tb, "\\\""); break;
         case '\\': etl_textbuf_puts(tb, "\\\\"); break;

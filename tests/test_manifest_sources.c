@@ -291,6 +291,55 @@ static void test_export_import_registry(void **state)
     etl_schema_registry_free(b);
 }
 
+/* Found by fuzzing (tests/fuzz/fuzz_schema.c): an empty registry exports a valid, empty manifest, and names
+ * from a binary with characters XML cannot carry (here U+001D patched into a CRIM blob's UTF-16 event name)
+ * are exported as U+FFFD instead of making the whole manifest unreadable. */
+static void test_export_edge_cases(void **state)
+{
+    (void)state;
+    etl_error err;
+    char *text = NULL;
+    size_t len = 0;
+    etl_schema_registry *empty = etl_schema_registry_new();
+    FILE *out = open_memstream(&text, &len);
+    assert_int_equal(etl_schema_export_manifest(empty, NULL, 0, out, &err), ETL_OK);
+    fclose(out);
+    etl_schema_registry *back = etl_schema_registry_new();
+    assert_int_equal(etl_schema_load_manifest_memory(back, text, len, "empty.man", ETL_SOURCE_USER_MANIFEST, &err),
+                     ETL_OK);
+    etl_schema_registry_free(back);
+    etl_schema_registry_free(empty);
+    free(text);
+
+    size_t size = 0;
+    unsigned char *crim = read_whole_file("testdata/schemas/wevt-mc-testcases/EventAttributes.wevt.v5.bin", &size);
+    assert_non_null(crim);
+    static const unsigned char name16[] = {'E', 0, 'v', 0, 'e', 0, 'n', 0, 't', 0, 'N', 0, 'a', 0, 'm', 0, 'e', 0, '4', 0};
+    unsigned char *at = NULL;
+    for (size_t i = 0; !at && i + sizeof name16 <= size; i++)
+        if (memcmp(crim + i, name16, sizeof name16) == 0) at = crim + i;
+    assert_non_null(at);
+    at[12] = 0x1D; /* the "a" of "EventName4" */
+    etl_schema_set set;
+    etl_schema_set_init(&set);
+    assert_int_equal(etl_wevt_parse(&set, crim, size, NULL, "patched.crim", &err), ETL_OK);
+    etl_schema_registry *r = etl_schema_registry_new();
+    assert_int_equal(etl_schema_set_register(&set, r, ETL_SOURCE_USER_WEVT, &err), ETL_OK);
+    text = NULL;
+    out = open_memstream(&text, &len);
+    assert_int_equal(etl_schema_export_manifest(r, NULL, 0, out, &err), ETL_OK);
+    fclose(out);
+    assert_non_null(strstr(text, "EventN\xEF\xBF\xBDme4"));
+    back = etl_schema_registry_new();
+    assert_int_equal(etl_schema_load_manifest_memory(back, text, len, "exported.man", ETL_SOURCE_USER_MANIFEST, &err),
+                     ETL_OK);
+    etl_schema_registry_free(back);
+    etl_schema_registry_free(r);
+    etl_schema_set_free(&set);
+    free(text);
+    free(crim);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +349,7 @@ int main(void)
         cmocka_unit_test(test_pe_file),
         cmocka_unit_test(test_bundled_and_precedence),
         cmocka_unit_test(test_export_import_registry),
+        cmocka_unit_test(test_export_edge_cases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
