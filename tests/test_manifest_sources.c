@@ -145,12 +145,28 @@ static void test_directory_mui(void **state)
     assert_string_equal(e->level_name, "Error");
     assert_string_equal(e->task_name, "Task.1.1");
     etl_schema_registry_free(r);
+
+    /* a copied Windows folder keeps Windows' case: "PROV.DLL" with "de-DE/prov.dll.mui" */
+    char from[700], to[700];
+    snprintf(from, sizeof(from), "%s/prov.dll", dir);
+    snprintf(to, sizeof(to), "%s/PROV.DLL", dir);
+    assert_int_equal(rename(from, to), 0);
+    char de[600];
+    snprintf(de, sizeof(de), "%s/de-DE", dir);
+    assert_int_equal(rename(lang, de), 0);
+    r = etl_schema_registry_new();
+    assert_int_equal(etl_schema_load_directory(r, dir, ETL_SOURCE_USER_MANIFEST, &err), ETL_OK);
+    e = find(r, "{00000000-0000-0000-0000-000000000001}", 1, 0);
+    assert_non_null(e);
+    assert_non_null(e->task_name);
+    assert_string_equal(e->task_name, "Task.1.1");
+    etl_schema_registry_free(r);
+
     char path[700];
-    snprintf(path, sizeof(path), "%s/prov.dll.mui", lang);
+    snprintf(path, sizeof(path), "%s/prov.dll.mui", de);
     unlink(path);
-    snprintf(path, sizeof(path), "%s/prov.dll", dir);
-    unlink(path);
-    rmdir(lang);
+    unlink(to);
+    rmdir(de);
     rmdir(dir);
     free(b);
 }
