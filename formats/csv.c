@@ -136,7 +136,7 @@ static int csv_event(void *state, const etl_decoded_event *ev)
     } else {
         for (size_t i = 0; i < ev->field_count; i++)
             if (ev->fields[i].kind == ETL_FIELD_VALUE) cell(st, ev->fields[i].value);
-        if (ev->status == ETL_DECODE_ERROR && ev->undecoded_length)
+        if (ev->undecoded_length && (ev->status == ETL_DECODE_ERROR || st->options.best_effort))
             hex_cell(st, ev->undecoded, ev->undecoded_length);
     }
     if (st->cells == before) cell(st, "");  /* the User Data column is always present */

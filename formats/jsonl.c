@@ -1,8 +1,9 @@
 /* JSON Lines: one JSON object per event, one event per line. Members, always in this order:
  *   time, timestamp, provider, provider_guid, event, id, version, level, task, opcode, keywords, pid, tid,
- *   cpu, process, activity_id, related_activity_id, source, status, fields[, payload][, error]
+ *   cpu, process, activity_id, related_activity_id, source, status, fields[, extra_payload][, payload][, error]
  * `fields` maps names (schema order) to rendered values (strings); arrays become JSON arrays and structs
- * objects, following the decoder's BEGIN/END markers. `payload` is the hex of the undecoded bytes.
+ * objects, following the decoder's BEGIN/END markers. `payload` is the hex of the undecoded bytes;
+ * `extra_payload` the hex of the bytes after the last property of an event that decoded.
  * Strings are escaped per RFC 8259 and malformed UTF-8 becomes U+FFFD, so every line is valid JSON. */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@ static void put_string(fmt_buf *tb, const char *value)
         s += run;
         if (*s == '\0') break;
         uint32_t cp;
-        size_t used = fmt_utf8_decode(s, strlen((const char *)s), &cp);
+        size_t used = etl_utf8_decode(s, strlen((const char *)s), &cp);
         switch (cp) {
         case '"': etl_textbuf_puts(tb, "\\\""); break;
         case '\\': etl_textbuf_puts(tb, "\\\\"); break;
@@ -152,6 +153,12 @@ static int jsonl_event(void *state, const etl_decoded_event *ev)
         etl_textbuf_putc(tb, '"');
     } else {
         put_fields(tb, ev);
+        if (ev->status == ETL_DECODE_OK && ev->undecoded_length) {
+            /* bytes after the last property (a newer event version); tracerpt drops them, we keep them */
+            etl_textbuf_puts(tb, ",\"extra_payload\":\"");
+            fmt_buf_put_hex(tb, ev->undecoded, ev->undecoded_length, 1);
+            etl_textbuf_putc(tb, '"');
+        }
         if (ev->status == ETL_DECODE_ERROR) {
             etl_textbuf_puts(tb, ",\"payload\":\"");
             fmt_buf_put_hex(tb, ev->undecoded, ev->undecoded_length, 1);

@@ -21,7 +21,7 @@ static void cell(fmt_line_writer *st, const char *value)
     size_t n = strlen(value);
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t used = fmt_utf8_decode(s + i, n - i, &cp);
+        size_t used = etl_utf8_decode(s + i, n - i, &cp);
         switch (cp) {
         case '\\': etl_textbuf_puts(&st->line, "\\\\"); break;
         case '\t': etl_textbuf_puts(&st->line, "\\t"); break;
@@ -68,7 +68,7 @@ static int table_event(void *state, const etl_decoded_event *ev)
     } else {
         for (size_t i = 0; i < ev->field_count; i++)
             if (ev->fields[i].kind == ETL_FIELD_VALUE) cell(st, ev->fields[i].value);
-        if (ev->status == ETL_DECODE_ERROR && ev->undecoded_length) hex_cell(st, ev->undecoded, ev->undecoded_length);
+        if (ev->undecoded_length && (ev->status == ETL_DECODE_ERROR || st->options.best_effort)) hex_cell(st, ev->undecoded, ev->undecoded_length);
     }
     etl_textbuf_putc(&st->line, '\n');
     st->cells = 0;

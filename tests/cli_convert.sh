@@ -190,3 +190,17 @@ for o in $($ETLCONV --help | grep -o '^  *-[-a-z?]*\(, --[-a-z]*\)\?' | tr ',' '
   printf '%s\n' "$man_text" | grep -q -- "$o" || missing="$missing $o"
 done
 check "$missing" "" "etlconv.1 documents every option of --help"
+
+# --- bytes after the last property are never dropped silently -----------------------------------------
+# net.4.5.2.x86: PerfView's baseline shows 80 DotNETRuntimePrivate GC/PerHeapHistory events with DataLen=233;
+# the bundled manifest declares an empty template for that event (id 4, version 2), so every byte is extra.
+N=testdata/perfview/net.4.5.2.x86.etl.gz
+PRIV="--provider Microsoft-Windows-DotNETRuntimePrivate --event 4"
+$ETLCONV -q $N $PRIV -of jsonl > "$T/priv.jsonl"
+check "$(grep -c '"status":"ok","fields":{},"extra_payload":"[0-9A-F]\{466\}"}$' "$T/priv.jsonl")" 80 \
+      "JSONL: the 233 bytes of each of the 80 Private PerHeapHistory events as extra_payload"
+check "$($ETLCONV -q $N $PRIV -of xml | grep -c 'win:ExtraPayload')" 0 "XML: tracerpt ignores bytes after the last property"
+check "$($ETLCONV -q $N $PRIV -of xml -lr | grep -c '<Data Name="win:ExtraPayload" Type="win:ErrorMoreData">0x[0-9A-F]\{466\}</Data>')" 80 \
+      "XML -lr: the extra bytes as win:ExtraPayload"
+check "$($ETLCONV -q $N $PRIV -of table -lr --columns none | grep -c '^GC/PerHeapHistory	0x[0-9A-F]\{466\}$')" 80 \
+      "table -lr: the extra bytes as a hex cell"

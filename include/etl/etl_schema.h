@@ -287,6 +287,7 @@ typedef struct etl_decode_stats {
     uint64_t no_schema;
     uint64_t decode_errors;
     uint64_t by_source[ETL_SOURCE_COUNT];
+    uint64_t extra_payload;     /* decoded OK with bytes after the last property (counted in `decoded` too) */
 } etl_decode_stats;
 
 const etl_decode_stats *etl_decoder_get_stats(const etl_decoder *decoder);

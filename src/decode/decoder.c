@@ -332,7 +332,10 @@ int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_deco
     ev->process_name = etl_process_table_name(d->processes, ev->process_id, rec->header.timestamp);
 
     switch (ev->status) {
-    case ETL_DECODE_OK: d->stats.decoded++; break;
+    case ETL_DECODE_OK:
+        d->stats.decoded++;
+        if (ev->undecoded_length) d->stats.extra_payload++;
+        break;
     case ETL_DECODE_NO_SCHEMA: d->stats.no_schema++; break;
     case ETL_DECODE_ERROR: d->stats.decode_errors++; break;
     }
