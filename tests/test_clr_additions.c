@@ -149,6 +149,29 @@ static void free_rendering(rendering *r)
     free(r->lines);
 }
 
+/* Decodes `trace` with manifest files `a` and then `b` (records `classic` has exactly, or all when NULL) and
+ * asserts every record renders the same; `what` names the difference for the log. */
+static void assert_same_rendering(const char *trace, const char *const *a, size_t na, const char *const *b,
+                                  size_t nb, const etl_schema_registry *classic, const char *what)
+{
+    rendering ra, rb;
+    memset(&ra, 0, sizeof(ra));
+    memset(&rb, 0, sizeof(rb));
+    render_trace(trace, a, na, classic, &ra);
+    render_trace(trace, b, nb, classic, &rb);
+    assert_int_equal(ra.count, rb.count);
+    size_t differ = 0;
+    for (size_t k = 0; k < ra.count; k++)
+        if (strcmp(ra.lines[k], rb.lines[k]) != 0 && differ++ < 3)
+            fprintf(stderr, "  before: %.200s\n  after:  %.200s\n", ra.lines[k], rb.lines[k]);
+    fprintf(stderr, "%s: %zu records%s, %zu differ %s\n", trace, ra.count,
+            classic ? " of events ClrEtwAll.man declares" : "", differ, what);
+    assert_true(ra.count > 0);
+    assert_int_equal(differ, 0);
+    free_rendering(&ra);
+    free_rendering(&rb);
+}
+
 /* Every record whose (provider, id, version) ClrEtwAll.man declares renders identically (status, names,
  * every field) whether the additions are loaded or not. */
 static void test_classic_events_unchanged(void **state)
@@ -161,24 +184,8 @@ static void test_classic_events_unchanged(void **state)
     };
     const char *without[] = {CLR_ALL}, *with[] = {CLR_ALL, CLR_ADDITIONS};
     etl_schema_registry *classic = load(without, 1);
-    for (size_t i = 0; i < sizeof(traces) / sizeof(traces[0]); i++) {
-        rendering a, b;
-        memset(&a, 0, sizeof(a));
-        memset(&b, 0, sizeof(b));
-        render_trace(traces[i], without, 1, classic, &a);
-        render_trace(traces[i], with, 2, classic, &b);
-        assert_int_equal(a.count, b.count);
-        size_t differ = 0;
-        for (size_t k = 0; k < a.count; k++)
-            if (strcmp(a.lines[k], b.lines[k]) != 0 && differ++ < 3)
-                fprintf(stderr, "  without: %.200s\n  with:    %.200s\n", a.lines[k], b.lines[k]);
-        fprintf(stderr, "%s: %zu records of events ClrEtwAll.man declares, %zu differ with the additions\n", traces[i],
-                a.count, differ);
-        assert_true(a.count > 0);
-        assert_int_equal(differ, 0);
-        free_rendering(&a);
-        free_rendering(&b);
-    }
+    for (size_t i = 0; i < sizeof(traces) / sizeof(traces[0]); i++)
+        assert_same_rendering(traces[i], without, 1, with, 2, classic, "with the additions");
     etl_schema_registry_free(classic);
 }
 
@@ -187,26 +194,11 @@ static void test_classic_events_unchanged(void **state)
 static void test_load_order_irrelevant(void **state)
 {
     (void)state;
-    static const char *const traces[] = {
-        "testdata/perfview/gcevents.PerfViewData.etl.gz",
-        "testdata/perfview/gcrundownevents.PerfViewData.clrRundown.etl.gz",
-    };
     const char *forward[] = {CLR_ALL, CLR_ADDITIONS}, *backward[] = {CLR_ADDITIONS, CLR_ALL};
-    for (size_t i = 0; i < sizeof(traces) / sizeof(traces[0]); i++) {
-        rendering a, b;
-        memset(&a, 0, sizeof(a));
-        memset(&b, 0, sizeof(b));
-        render_trace(traces[i], forward, 2, NULL, &a);
-        render_trace(traces[i], backward, 2, NULL, &b);
-        assert_int_equal(a.count, b.count);
-        size_t differ = 0;
-        for (size_t k = 0; k < a.count; k++) differ += strcmp(a.lines[k], b.lines[k]) != 0;
-        fprintf(stderr, "%s: %zu records, %zu decode differently with the files loaded in the other order\n",
-                traces[i], a.count, differ);
-        assert_int_equal(differ, 0);
-        free_rendering(&a);
-        free_rendering(&b);
-    }
+    assert_same_rendering("testdata/perfview/gcevents.PerfViewData.etl.gz", forward, 2, backward, 2, NULL,
+                          "with the files loaded in the other order");
+    assert_same_rendering("testdata/perfview/gcrundownevents.PerfViewData.clrRundown.etl.gz", forward, 2, backward,
+                          2, NULL, "with the files loaded in the other order");
 }
 
 /* ---- the additions' layouts against real payload sizes ----------------------------------------------------- */
