@@ -295,21 +295,23 @@ static const struct { const char *event, *field; } map_equivalences[] = {
 };
 
 /* Values of the .NET 5+ GC events (ClrEtwRuntimeAdditions.man) that PerfView prints with TraceEvent's own
- * names where the runtime manifest has a plain integer (or a map naming the value otherwise). The numbers
- * are the GC's own encodings (dotnet/runtime src/coreclr/gc/gcpriv.h), so the decoded integer is checked:
+ * names where the runtime manifest has a plain integer (or a map naming the value otherwise). The numbers are
+ * the GC's own encodings (dotnet/runtime src/coreclr/gc/gcpriv.h), so the decoded integer is checked:
  * PerfView's name list ("A, B", maybe cut with "...") must give exactly our number, or when cut, bits ours
- * has. */
+ * has. "GC/GlobalHeapHistory" also matches the private provider's event of .NET Framework: the same integers
+ * without a map in its manifest, which PerfView names with the public event's enums. */
 static const struct { const char *event, *field, *name; unsigned long long value; } perfview_names[] = {
-    /* gc_reason: reason_induced = 1 (the same numbering as the manifest's GCReasonMap of GC/Start) */
-    {"DotNETRuntime/GC/GlobalHeapHistory", "Reason", "Induced", 1},
+    /* gc_reason: reason_alloc_soh = 0, reason_induced = 1 (the numbering of the manifest's GCReasonMap) */
+    {"GC/GlobalHeapHistory", "Reason", "Induced", 1},
+    {"GC/GlobalHeapHistory", "Reason", "AllocSmall", 0},
     /* gc_pause_mode: pause_interactive = 1 */
     {"DotNETRuntime/GC/GlobalHeapHistory", "PauseMode", "Interactive", 1},
     /* gc_global_mechanism_p: bit 1 << (concurrent 0, compaction 1, promotion 2, demotion 3, card_bundles 4) */
-    {"DotNETRuntime/GC/GlobalHeapHistory", "GlobalMechanisms", "Concurrent", 0x1},
-    {"DotNETRuntime/GC/GlobalHeapHistory", "GlobalMechanisms", "Compaction", 0x2},
-    {"DotNETRuntime/GC/GlobalHeapHistory", "GlobalMechanisms", "Promotion", 0x4},
-    {"DotNETRuntime/GC/GlobalHeapHistory", "GlobalMechanisms", "Demotion", 0x8},
-    {"DotNETRuntime/GC/GlobalHeapHistory", "GlobalMechanisms", "CardBundles", 0x10},
+    {"GC/GlobalHeapHistory", "GlobalMechanisms", "Concurrent", 0x1},
+    {"GC/GlobalHeapHistory", "GlobalMechanisms", "Compaction", 0x2},
+    {"GC/GlobalHeapHistory", "GlobalMechanisms", "Promotion", 0x4},
+    {"GC/GlobalHeapHistory", "GlobalMechanisms", "Demotion", 0x8},
+    {"GC/GlobalHeapHistory", "GlobalMechanisms", "CardBundles", 0x10},
     /* gc_history_per_heap::set_mechanism: bit 31 (mechanism_mask) | 1 << gc_heap_compact_reason
      * (compact_high_frag 1, compact_loh_forced 3); no bit 31 = none recorded (PerfView: not_specified) */
     {"DotNETRuntime/GC/PerHeapHistory", "CompactMechanisms", "compact_high_frag", 0x80000000u | 1u << 1},
@@ -317,15 +319,6 @@ static const struct { const char *event, *field, *name; unsigned long long value
     {"DotNETRuntime/GC/PerHeapHistory", "ExpandMechanisms", "not_specified", 0},
     /* the runtime manifest's GCBucketKindMap calls value 1 "Plug" */
     {"DotNETRuntime/GC/GCFitBucketInfo", "BucketKind", "PlugsInCondemned", 1},
-    /* The private provider's GlobalHeapHistory (.NET Framework) carries the same integers without a map;
-     * PerfView names them with the public event's enums. AllocSmall = 0 as in the manifest's GCReasonMap. */
-    {"DotNETRuntimePrivate/GC/GlobalHeapHistory", "Reason", "AllocSmall", 0},
-    {"DotNETRuntimePrivate/GC/GlobalHeapHistory", "Reason", "Induced", 1},
-    {"DotNETRuntimePrivate/GC/GlobalHeapHistory", "GlobalMechanisms", "Concurrent", 0x1},
-    {"DotNETRuntimePrivate/GC/GlobalHeapHistory", "GlobalMechanisms", "Compaction", 0x2},
-    {"DotNETRuntimePrivate/GC/GlobalHeapHistory", "GlobalMechanisms", "Promotion", 0x4},
-    {"DotNETRuntimePrivate/GC/GlobalHeapHistory", "GlobalMechanisms", "Demotion", 0x8},
-    {"DotNETRuntimePrivate/GC/GlobalHeapHistory", "GlobalMechanisms", "CardBundles", 0x10},
 };
 
 /* 1 = PerfView's text is TraceEvent's name(s) for our number, 0 = it is not, -1 = no such field here. */
