@@ -166,6 +166,17 @@ static const etl_map_info *read_map(wv *w, uint32_t off)
     return info;
 }
 
+/* The struct whose members include property `index`, or -1 at top level (or when no struct claims it). */
+static int64_t scope_of(const etl_property_info *props, uint32_t total, uint32_t params, uint32_t index)
+{
+    if (index < params) return -1;
+    for (uint32_t s = 0; s < total; s++)
+        if ((props[s].flags & ETL_PROP_STRUCT) && index >= props[s].struct_start &&
+            index - props[s].struct_start < props[s].struct_count)
+            return s;
+    return -1;
+}
+
 /* TEMP block → property array (cached: events share templates). NULL + error on malformed input. */
 static const cached *read_template(wv *w, uint32_t off)
 {
@@ -220,6 +231,20 @@ static const cached *read_template(wv *w, uint32_t off)
         if (((f & CF_VAR_COUNT) && count >= i) || ((f & CF_VAR_LENGTH) && length >= i)) {
             fail(w, ETL_ERR_FORMAT, props_off + (size_t)i * PROP_ENTRY,
                  "TEMP: count/length refers to a property that does not precede it");
+            return NULL;
+        }
+    }
+    /* A count/length names an earlier property of the same scope (top level or the same struct), as in a
+     * manifest: anything else has no manifest form and would decode differently after -export/-import. */
+    for (uint32_t i = 0; i < total; i++) {
+        const etl_property_info *p = &props[i];
+        int refers = (p->flags & (ETL_PROP_PARAM_COUNT | ETL_PROP_PARAM_LENGTH)) != 0;
+        if (refers && ((p->flags & ETL_PROP_PARAM_COUNT && scope_of(props, total, params, p->count) !=
+                                                             scope_of(props, total, params, i)) ||
+                       (p->flags & ETL_PROP_PARAM_LENGTH && scope_of(props, total, params, p->length) !=
+                                                              scope_of(props, total, params, i)))) {
+            fail(w, ETL_ERR_FORMAT, props_off + (size_t)i * PROP_ENTRY,
+                 "TEMP: count/length refers to a property outside its struct");
             return NULL;
         }
     }
