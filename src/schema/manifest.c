@@ -241,6 +241,7 @@ static int parse_channels(mx_context *ctx, const xmlNode *chans, mx_provider *p)
         int imported = mx_is(c, "importChannel");
         if (!imported && !mx_is(c, "channel")) continue;
         const char *name = mx_attr(c, "name");
+        if (!name) name = mx_attr(c, "chid");   /* a channel known only by its chid still gets its events */
         if (!name) { ctx->set->unresolved_strings++; continue; }
         if (p->channels.count >= MAX_CHANNELS) { ctx->skipped++; continue; }
         mx_item *it = table_add(ctx, &p->channels);
@@ -319,6 +320,9 @@ static int lookup_named(mx_context *ctx, const mx_table *t, enum etl_winmeta_kin
             w = etl_winmeta_find(kind, buf);
         }
     }
+    /* PerfView's TDH-regenerated manifests write level 0 as "win:Always" (TraceEventLevel.Always) */
+    if (!w && kind == ETL_WINMETA_LEVEL && strcmp(local_name(name), "Always") == 0)
+        w = etl_winmeta_find_value(ETL_WINMETA_LEVEL, 0);
     if (!w) { ctx->set->unresolved_strings++; return -1; }
     *value = w->value;
     *display = w->display ? w->display : w->name;
@@ -348,9 +352,15 @@ static int parse_event(mx_context *ctx, const xmlNode *e, const mx_provider *p, 
 {
     etl_schema_set *set = ctx->set;
     uint64_t id, version = 0, v;
-    if (mx_number(mx_attr(e, "value"), &id) || id > UINT16_MAX ||
-        (mx_attr(e, "version") && (mx_number(mx_attr(e, "version"), &version) || version > 255))) {
-        set->unresolved_strings++;
+    const char *value_text = mx_attr(e, "value"), *version_text = mx_attr(e, "version");
+    if (mx_number(value_text, &id) || id > UINT16_MAX ||
+        (version_text && (mx_number(version_text, &version) || version > 255))) {
+        /* refused, not dropped quietly: its records would otherwise decode as "no schema" with no reason */
+        etl_schema_fail(mx_err(ctx), ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
+                        "line %d: event value '%s' version '%s': not an id up to 65535 and a version up to 255; "
+                        "event left out", e->line, value_text ? value_text : "(none)",
+                        version_text ? version_text : "0");
+        mx_failed(ctx, ETL_ERR_SCHEMA);
         return ETL_OK;
     }
     etl_event_info *ev = etl_schema_set_add_event(set);
@@ -575,8 +585,11 @@ int etl_manifest_parse(etl_schema_set *set, const char *xml, size_t length, cons
                  (unsigned long long)ctx.skipped);
     }
     if (rc == ETL_OK && set->provider_count == before && !ctx.saw_events)
-        rc = etl_schema_fail(err, ETL_ERR_SCHEMA, origin, UINT64_MAX,
-                             "no instrumentation/events/provider element: not an instrumentation manifest");
+        rc = etl_schema_fail(err, ETL_ERR_SCHEMA, origin, UINT64_MAX, "%s",
+                             mx_is(root, "Providers")
+                                 ? "a provider-metadata listing (<Providers><Provider><Metadata>, as WEPExplorer or "
+                                   "Get-WinEvent -ListProvider write it), not an instrumentation manifest: not supported"
+                                 : "no instrumentation/events/provider element: not an instrumentation manifest");
     free(ctx.strings);
     xmlFreeDoc(doc);
     return rc;
