@@ -270,6 +270,56 @@ static void test_perfview_dump_shape(void **state)
     etl_schema_set_free(&set);
 }
 
+/* PerfView's dump flattens a struct array to one <data> whose inType is the struct's StructStartIndex (the
+ * union member TDH shares with InType): DotNETRuntime's BulkType reads Values inType="win:Int8"
+ * count="Count" after 3 top-level fields (code 3 = T). Decoded as Count Int8s, the rest of each record was
+ * left over; as the last field it is now the rest of the payload, shown whole. */
+#define DUMP_OPEN "<instrumentationManifest xmlns=\"http://schemas.microsoft.com/win/2004/08/events\">\n" \
+                  " <instrumentation xmlns:win=\"http://manifests.microsoft.com/win/2004/08/windows/events\">\n" \
+                  "  <events>\n" \
+                  "   <provider name=\"Syn-RealWorld\" guid=\"{5e1f0a2b-0c3d-4e5f-8a9b-0c1d2e3f4a5b}\" source=\"Xml\" >\n"
+#define BULK_TEMPLATE "    <events><event value=\"15\" template=\"B\"/></events>\n" \
+                      "    <templates><template tid=\"B\">\n" \
+                      "      <data name=\"Count\" inType=\"win:UInt32\"/>\n" \
+                      "      <data name=\"ClrInstanceID\" inType=\"win:UInt16\"/>\n" \
+                      "      <data name=\"Values\" inType=\"win:Int8\" count=\"Count\"/>\n" \
+                      "    </template></templates>\n"
+static void test_perfview_flattened_struct_array(void **state)
+{
+    (void)state;
+    static const char dump[] = DUMP_OPEN BULK_TEMPLATE CLOSE END;
+    /* Count 1, ClrInstanceID 11, then one 6-byte struct element */
+    static const uint8_t payload[] = {1, 0, 0, 0, 11, 0, 0x78, 0xED, 0x67, 0x02, 0x41, 0x00};
+    etl_decode_status status;
+    char fields[256];
+    size_t left;
+    decode_one(dump, 15, payload, sizeof payload, &status, fields, sizeof fields, &left);
+    assert_int_equal(status, ETL_DECODE_OK);
+    assert_int_equal(left, 0);
+    assert_string_equal(fields, "Count=1;ClrInstanceID=11;Values=0x78ED67024100;");
+
+    /* the same template outside a PerfView dump is taken as written: one Int8, 5 bytes left over */
+    static const char source[] = OPEN BULK_TEMPLATE CLOSE END;
+    decode_one(source, 15, payload, sizeof payload, &status, fields, sizeof fields, &left);
+    assert_int_equal(status, ETL_DECODE_OK);
+    assert_int_equal(left, 5);
+    assert_string_equal(fields, "Count=1;ClrInstanceID=11;Values=120;");
+
+    /* in a dump, an array whose code is not the top-level count (UInt8 = 4, 3 fields) stays an array */
+    static const char plain[] = DUMP_OPEN
+        "    <events><event value=\"16\" template=\"P\"/></events>\n"
+        "    <templates><template tid=\"P\">\n"
+        "      <data name=\"Count\" inType=\"win:UInt32\"/>\n"
+        "      <data name=\"Id\" inType=\"win:UInt16\"/>\n"
+        "      <data name=\"Bytes\" inType=\"win:UInt8\" count=\"Count\"/>\n"
+        "    </template></templates>\n" CLOSE END;
+    static const uint8_t two[] = {2, 0, 0, 0, 7, 0, 0xAB, 0xCD};
+    decode_one(plain, 16, two, sizeof two, &status, fields, sizeof fields, &left);
+    assert_int_equal(status, ETL_DECODE_OK);
+    assert_int_equal(left, 0);
+    assert_string_equal(fields, "Count=2;Id=7;Bytes=171;Bytes=205;");
+}
+
 /* A channel declared only by chid and type still routes its events (value from 16, keyword bit 63). */
 static void test_channel_without_name(void **state)
 {
@@ -364,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_length_reference_to_sanitized_name),
         cmocka_unit_test(test_bad_event_value_is_reported),
         cmocka_unit_test(test_perfview_dump_shape),
+        cmocka_unit_test(test_perfview_flattened_struct_array),
         cmocka_unit_test(test_channel_without_name),
         cmocka_unit_test(test_provider_listing_refused),
         cmocka_unit_test(test_large_manifest),

@@ -178,6 +178,28 @@ static int set_size_attr(const char *text, const xmlNode *const *nodes, const et
     return 0;
 }
 
+/* PerfView's manifest dump (provider source="Xml") writes only the top-level properties, each as
+ * inType="win:" + the TDH in-type, and for a struct that member is its StructStartIndex (the same union in
+ * EVENT_PROPERTY_INFO): the struct arrays of DotNETRuntime's bulk events (BulkType, GCBulkRootEdge, ...)
+ * read `<data name="Values" inType="win:Int8" count="Count"/>`. The first struct's members start right
+ * after the T top-level properties, so such a field has in-type code T. When it is the last top-level
+ * field, the rest of the payload is that array: shown as one binary value instead of Count misread
+ * numbers followed by unexplained extra bytes. Other fields are left as written (nothing to go on). */
+static void unflatten_perfview_struct(const xmlNode *t, const xmlNode *const *nodes, etl_property_info *props,
+                                      size_t top)
+{
+    const xmlNode *provider = t->parent ? t->parent->parent : NULL;
+    const char *source = provider ? mx_attr(provider, "source") : NULL;
+    if (!source || strcmp(source, "Xml") != 0 || top == 0 || !mx_is(nodes[top - 1], "data")) return;
+    etl_property_info *last = &props[top - 1];
+    if (!(last->flags & ETL_PROP_PARAM_COUNT) || last->in_type != top) return;
+    last->flags &= ~(uint32_t)ETL_PROP_PARAM_COUNT;
+    last->count = 1;
+    last->in_type = ETL_IN_BINARY;
+    last->out_type = ETL_OUT_HEXBINARY;
+    last->map = NULL;
+}
+
 static int parse_template(mx_context *ctx, const xmlNode *t, mx_template *out, etl_error *err)
 {
     etl_arena *arena = &ctx->set->arena;
@@ -238,6 +260,7 @@ static int parse_template(mx_context *ctx, const xmlNode *t, mx_template *out, e
         if (mx_number(mx_attr_ns(c, ETL_MANIFEST_EXT_NS, "flags"), &extra) == 0)
             p->flags |= (uint32_t)extra & (ETL_PROP_INLINE_COUNT | ETL_PROP_INLINE_LENGTH | ETL_PROP_HAS_CUSTOM_SCHEMA);
     }
+    if (rc == ETL_OK) unflatten_perfview_struct(t, nodes, props, top);
     free(nodes);
     if (rc != ETL_OK) return rc;
     out->properties = props;
