@@ -338,6 +338,27 @@ static void test_channel_without_name(void **state)
     etl_schema_set_free(&set);
 }
 
+/* PerfView's older dumps did not escape map names: message="$(string.map_Xrun "CHKDSK /F" on <drive:>)" is
+ * not XML. The refusal names the line of the first error (the one xmllint reports), not libxml2's last one
+ * ("Premature end of data" at the end of the file). */
+static void test_malformed_dump_first_error_line(void **state)
+{
+    (void)state;
+    static const char xml[] = OPEN
+        "    <maps>\n"
+        "     <valueMap name=\"M\">\n"
+        "      <map value=\"0x0\" message=\"$(string.map_Mrun \"CHKDSK /F\" on <drive:>)\"/>\n"
+        "     </valueMap>\n"
+        "    </maps>\n"
+        "    <events><event value=\"1\"/></events>\n" CLOSE END;
+    etl_schema_set set;
+    etl_error err;
+    assert_int_equal(parse(xml, &set, &err), ETL_ERR_SCHEMA);
+    assert_non_null(strstr(err.message, "real.man: not well-formed XML (line 7): "));
+    assert_int_equal(set.event_count, 0);
+    etl_schema_set_free(&set);
+}
+
 /* WEPExplorer / Get-WinEvent -ListProvider listings are another format: refused, saying what it is. */
 static void test_provider_listing_refused(void **state)
 {
@@ -416,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_perfview_dump_shape),
         cmocka_unit_test(test_perfview_flattened_struct_array),
         cmocka_unit_test(test_channel_without_name),
+        cmocka_unit_test(test_malformed_dump_first_error_line),
         cmocka_unit_test(test_provider_listing_refused),
         cmocka_unit_test(test_large_manifest),
     };

@@ -522,13 +522,32 @@ static int walk_providers(mx_context *ctx, const xmlNode *n, int depth, etl_erro
 
 /* ---- document ---------------------------------------------------------------------------------------- */
 
+/* What went wrong first: libxml2 goes on after a fatal error and its "last error" is then a consequence
+ * far away ("Premature end of data" at the end of the file for an unescaped quote in an attribute). */
+typedef struct parse_diag {
+    const char *refused;
+    int line;
+    char message[200];
+} parse_diag;
+
 /* SAX hook: any DOCTYPE (internal subset) stops the parse before an entity can be declared. */
 static void refuse_doctype(void *user, const xmlChar *name, const xmlChar *external_id, const xmlChar *system_id)
 {
     (void)name; (void)external_id; (void)system_id;
     xmlParserCtxtPtr ctxt = user;
-    ctxt->_private = (void *)"document type declarations (DTD/entities) are not allowed";
+    ((parse_diag *)ctxt->_private)->refused = "document type declarations (DTD/entities) are not allowed";
     xmlStopParser(ctxt);
+}
+
+static void keep_first_error(void *user, xmlErrorPtr e)
+{
+    xmlParserCtxtPtr ctxt = user;
+    parse_diag *d = ctxt ? ctxt->_private : NULL;
+    if (!d || d->message[0] || !e || e->level < XML_ERR_ERROR) return;
+    d->line = e->line;
+    snprintf(d->message, sizeof(d->message), "%s", e->message ? e->message : "error");
+    size_t l = strlen(d->message);
+    while (l && (d->message[l - 1] == '\n' || d->message[l - 1] == '\r')) d->message[--l] = '\0';
 }
 
 static xmlDocPtr parse_document(const char *xml, size_t length, const char *origin, etl_error *err, int *rc)
@@ -541,15 +560,18 @@ static xmlDocPtr parse_document(const char *xml, size_t length, const char *orig
     }
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt) { *rc = etl_schema_fail(err, ETL_ERR_NOMEM, origin, UINT64_MAX, "out of memory"); return NULL; }
+    parse_diag diag = {NULL, 0, ""};
     ctxt->sax->internalSubset = refuse_doctype;
-    ctxt->_private = NULL;
+    ctxt->sax->serror = keep_first_error;
+    ctxt->_private = &diag;
     int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOBLANKS;
     xmlDocPtr doc = xmlCtxtReadMemory(ctxt, xml, (int)length, origin, NULL, options);
-    const char *refused = ctxt->_private;
-    if (refused || !doc || !ctxt->wellFormed || doc->intSubset || !xmlDocGetRootElement(doc)) {
+    if (diag.refused || !doc || !ctxt->wellFormed || doc->intSubset || !xmlDocGetRootElement(doc)) {
         const xmlError *e = xmlCtxtGetLastError(ctxt);
         char what[300];
-        if (refused) snprintf(what, sizeof(what), "%s", refused);
+        if (diag.refused) snprintf(what, sizeof(what), "%s", diag.refused);
+        else if (diag.message[0])
+            snprintf(what, sizeof(what), "not well-formed XML (line %d): %s", diag.line, diag.message);
         else if (e && e->message) {
             snprintf(what, sizeof(what), "not well-formed XML (line %d): %s", e->line, e->message);
             size_t l = strlen(what);
