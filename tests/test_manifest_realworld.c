@@ -318,6 +318,22 @@ static void test_perfview_flattened_struct_array(void **state)
     assert_int_equal(status, ETL_DECODE_OK);
     assert_int_equal(left, 0);
     assert_string_equal(fields, "Count=2;Id=7;Bytes=171;Bytes=205;");
+
+    /* Kernel-Memory's MemInfoWS shape: 2 top-level fields, so the struct reads as code 2, AnsiString */
+    static const char ansi[] = DUMP_OPEN
+        "    <events><event value=\"2\" template=\"W\"/></events>\n"
+        "    <templates><template tid=\"W\">\n"
+        "      <data name=\"Count\" inType=\"win:UInt32\"/>\n"
+        "      <data name=\"Info\" inType=\"win:AnsiString\" count=\"Count\"/>\n"
+        "    </template></templates>\n" CLOSE END;
+    etl_schema_set set;
+    etl_error err;
+    assert_int_equal(parse(ansi, &set, &err), ETL_OK);
+    const etl_event_info *e = find_event(&set, 2, 0);
+    assert_non_null(e);
+    assert_int_equal(e->properties[1].in_type, ETL_IN_BINARY);
+    assert_false(e->properties[1].flags & ETL_PROP_PARAM_COUNT);
+    etl_schema_set_free(&set);
 }
 
 /* A channel declared only by chid and type still routes its events (value from 16, keyword bit 63). */
