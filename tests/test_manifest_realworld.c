@@ -336,6 +336,49 @@ static void test_perfview_flattened_struct_array(void **state)
     etl_schema_set_free(&set);
 }
 
+/* Opcodes in a PerfView dump: below 10 they are written "win:" + the TDH name, renamed with "_<task>_<opcode>"
+ * when the name was taken (Kernel-EventTracing: a task's own opcode "Start" = 12, so the winmeta Start of
+ * another task became "win:Start_8_1"), or "win:opcode_<n>" without a TDH name. And "win:Start" itself is
+ * winmeta's Start (1) even in a task that defines its own "Start". */
+static void test_perfview_dump_opcode_names(void **state)
+{
+    (void)state;
+    static const char xml[] = DUMP_OPEN
+        "    <tasks>\n"
+        "     <task name=\"Session\" value=\"2\">\n>\n"
+        "      <opcodes><opcode name=\"Start\" value=\"12\"/></opcodes>\n"
+        "     </task>\n"
+        "     <task name=\"Persist\" value=\"8\"/>\n"
+        "    </tasks>\n"
+        "    <events>\n"
+        "     <event value=\"10\" task=\"Session\" opcode=\"Start\"/>\n"
+        "     <event value=\"11\" task=\"Session\" opcode=\"win:Start\"/>\n"
+        "     <event value=\"21\" task=\"Persist\" opcode=\"win:Start_8_1\"/>\n"
+        "     <event value=\"22\" task=\"Persist\" opcode=\"win:opcode_5\"/>\n"
+        "    </events>\n" CLOSE END;
+    etl_schema_set set;
+    etl_error err;
+    assert_int_equal(parse(xml, &set, &err), ETL_OK);
+    static const struct { uint16_t id; uint8_t opcode; const char *name; } expected[] = {
+        {10, 12, "Start"}, {11, 1, "Start"}, {21, 1, "Start"}, {22, 5, "Extension"},
+    };
+    for (size_t i = 0; i < 4; i++) {
+        const etl_event_info *e = find_event(&set, expected[i].id, 0);
+        assert_non_null(e);
+        assert_int_equal(e->descriptor.opcode, expected[i].opcode);
+        assert_non_null(e->opcode_name);
+        assert_string_equal(e->opcode_name, expected[i].name);
+    }
+    assert_int_equal(set.unresolved_strings, 0);
+    etl_schema_set_free(&set);
+    /* outside a dump the suffix means nothing: unresolved, opcode 0 */
+    static const char plain[] = OPEN "    <events><event value=\"21\" opcode=\"win:Start_8_1\"/></events>\n" CLOSE END;
+    assert_int_equal(parse(plain, &set, &err), ETL_OK);
+    assert_int_equal(find_event(&set, 21, 0)->descriptor.opcode, 0);
+    assert_int_equal(set.unresolved_strings, 1);
+    etl_schema_set_free(&set);
+}
+
 /* A channel declared only by chid and type still routes its events (value from 16, keyword bit 63). */
 static void test_channel_without_name(void **state)
 {
@@ -452,6 +495,7 @@ int main(void)
         cmocka_unit_test(test_bad_event_value_is_reported),
         cmocka_unit_test(test_perfview_dump_shape),
         cmocka_unit_test(test_perfview_flattened_struct_array),
+        cmocka_unit_test(test_perfview_dump_opcode_names),
         cmocka_unit_test(test_channel_without_name),
         cmocka_unit_test(test_malformed_dump_first_error_line),
         cmocka_unit_test(test_provider_listing_refused),

@@ -146,6 +146,7 @@ typedef struct mx_table {
 
 typedef struct mx_provider {
     mx_table levels, tasks, opcodes, keywords, channels;
+    int perfview_dump;   /* source="Xml": regenerated from TDH by PerfView (see dump_opcode_value) */
 } mx_provider;
 
 static mx_item *table_add(mx_context *ctx, mx_table *t)
@@ -310,6 +311,8 @@ static int lookup_named(mx_context *ctx, const mx_table *t, enum etl_winmeta_kin
                         uint64_t *value, const char **display)
 {
     const mx_item *it = table_find(t, name);
+    /* a winmeta spelling ("win:Start") means winmeta's entry, not a provider entry of the same local name */
+    if (it && strcmp(it->name, name) != 0 && etl_winmeta_find(kind, name)) it = NULL;
     if (it) { *value = it->value; *display = it->display; return 0; }
     const etl_winmeta_entry *w = etl_winmeta_find(kind, name);
     if (!w) {
@@ -332,7 +335,27 @@ static int lookup_named(mx_context *ctx, const mx_table *t, enum etl_winmeta_kin
 static const mx_item *find_opcode(const mx_table *opcodes, uint16_t task, const char *name)
 {
     const mx_item *op = task ? table_lookup(opcodes, name, task) : NULL;
-    return op ? op : table_lookup(opcodes, name, 0);
+    if (!op) op = table_lookup(opcodes, name, 0);
+    if (op && strcmp(op->name, name) != 0 && etl_winmeta_find(ETL_WINMETA_OPCODE, name)) op = NULL;
+    return op;
+}
+
+/* PerfView's dump writes opcodes below 10 as "win:" + the TDH name, renamed "<name>_<task>_<opcode>" when
+ * the name was already used for another value (Kernel-EventTracing: opcode="win:Start_8_1"), or
+ * "opcode_<opcode>" when TDH has no name: none is a winmeta name, but the value is the last number. */
+static int dump_opcode_value(const char *name, uint64_t *value)
+{
+    if (strncmp(name, "win:", 4) != 0) return 0;
+    const char *us = strrchr(name, '_');
+    if (!us || !us[1] || strlen(us + 1) > 3) return 0;
+    uint64_t v = 0;
+    for (const char *d = us + 1; *d; d++) {
+        if (*d < '0' || *d > '9') return 0;
+        v = v * 10 + (uint64_t)(*d - '0');
+    }
+    if (v > 255) return 0;
+    *value = v;
+    return 1;
 }
 
 /* Channel reference: the first channel in declaration order whose chid or name matches (what mc does
@@ -380,6 +403,10 @@ static int parse_event(mx_context *ctx, const xmlNode *e, const mx_provider *p, 
         if (op) {
             ev->descriptor.opcode = (uint8_t)op->value;
             ev->opcode_name = op->display;
+        } else if (p->perfview_dump && !etl_winmeta_find(ETL_WINMETA_OPCODE, a) && dump_opcode_value(a, &v)) {
+            const etl_winmeta_entry *w = etl_winmeta_find_value(ETL_WINMETA_OPCODE, v);
+            ev->descriptor.opcode = (uint8_t)v;
+            ev->opcode_name = w && w->display ? w->display : etl_arena_strdup(&set->arena, a + 4);
         } else if (lookup_named(ctx, &(mx_table){0}, ETL_WINMETA_OPCODE, a, &v, &ev->opcode_name) == 0) {
             ev->descriptor.opcode = (uint8_t)v;
         }
@@ -465,6 +492,8 @@ static int parse_provider(mx_context *ctx, const xmlNode *prov, etl_error *err)
 
     mx_provider p;
     memset(&p, 0, sizeof(p));
+    const char *source = mx_attr(prov, "source");
+    p.perfview_dump = source && strcmp(source, "Xml") == 0;
     ctx->map_count = ctx->template_count = 0;
     if (parse_tables(ctx, prov, &p))
         return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory");
