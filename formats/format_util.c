@@ -11,27 +11,7 @@
 void fmt_buf_put_codepoint(fmt_buf *tb, uint32_t cp)
 {
     char b[4];
-    size_t n;
-    if (cp < 0x80) {
-        b[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        b[0] = (char)(0xC0 | (cp >> 6));
-        b[1] = (char)(0x80 | (cp & 0x3F));
-        n = 2;
-    } else if (cp < 0x10000) {
-        b[0] = (char)(0xE0 | (cp >> 12));
-        b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        b[2] = (char)(0x80 | (cp & 0x3F));
-        n = 3;
-    } else {
-        b[0] = (char)(0xF0 | (cp >> 18));
-        b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        b[3] = (char)(0x80 | (cp & 0x3F));
-        n = 4;
-    }
-    etl_textbuf_append(tb, b, n);
+    etl_textbuf_append(tb, b, etl_utf8_encode(cp, b));
 }
 
 void fmt_buf_put_hex(fmt_buf *tb, const uint8_t *bytes, size_t length, int upper)
@@ -151,36 +131,6 @@ int fmt_end_nothing(void *state, const etl_run_totals *totals)
 
 /* ---- UTF-8 --------------------------------------------------------------------------------------------- */
 
-size_t fmt_utf8_decode(const unsigned char *s, size_t length, uint32_t *cp)
-{
-    unsigned c = s[0];
-    size_t need;
-    uint32_t v, min;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-        need = 1, v = c & 0x1F, min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        need = 2, v = c & 0x0F, min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        need = 3, v = c & 0x07, min = 0x10000;
-    } else {
-        *cp = 0xFFFD;
-        return 1;
-    }
-    size_t i;
-    for (i = 1; i <= need; i++) {
-        if (i >= length || (s[i] & 0xC0) != 0x80) {
-            *cp = 0xFFFD;  /* truncated: consume only the valid prefix */
-            return i;
-        }
-        v = (v << 6) | (s[i] & 0x3F);
-    }
-    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) v = 0xFFFD;
-    *cp = v;
-    return need + 1;
-}
 
 const char *fmt_valid_utf8(const char *text, fmt_buf *scratch)
 {
@@ -191,7 +141,7 @@ const char *fmt_valid_utf8(const char *text, fmt_buf *scratch)
     size_t n = i + strlen(text + i);
     uint32_t cp;
     while (i < n) {
-        size_t used = fmt_utf8_decode(s + i, n - i, &cp);
+        size_t used = etl_utf8_decode(s + i, n - i, &cp);
         if (cp == 0xFFFD && !(used == 3 && s[i] == 0xEF && s[i + 1] == 0xBF && s[i + 2] == 0xBD)) break;
         i += used;
     }
@@ -199,7 +149,7 @@ const char *fmt_valid_utf8(const char *text, fmt_buf *scratch)
     etl_textbuf_reset(scratch);
     etl_textbuf_append(scratch, text, i);
     while (i < n) {
-        size_t used = fmt_utf8_decode(s + i, n - i, &cp);
+        size_t used = etl_utf8_decode(s + i, n - i, &cp);
         if (cp == 0xFFFD)
             fmt_buf_put_codepoint(scratch, cp);
         else

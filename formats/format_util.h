@@ -10,6 +10,7 @@
 
 #include "etl/etl_writer.h"
 #include "util/textbuf.h"
+#include "util/utf.h"
 
 /* The writers' text buffer is the library's (util/textbuf.h): same growth and sticky failure rules. */
 typedef etl_textbuf fmt_buf;
@@ -31,10 +32,6 @@ int fmt_buf_flush(fmt_buf *tb, const etl_sink *sink);
 char *fmt_u64(uint64_t value, char *buf);
 char *fmt_i64(int64_t value, char *buf);
 char *fmt_hex64(uint64_t value, char *buf);
-
-/* Decodes one UTF-8 sequence of at most `length` bytes (length >= 1). Returns the bytes consumed (>= 1);
- * *cp is U+FFFD for a malformed, overlong or surrogate sequence. */
-size_t fmt_utf8_decode(const unsigned char *s, size_t length, uint32_t *cp);
 
 /* Per-writer time formatting state: UTC or local, the local UTC offset of the last half-hour slot asked
  * for (localtime_r is slow and offsets change only on such boundaries) and the date text of the last day

@@ -1,6 +1,7 @@
 /* JSON Lines: one JSON object per event, one event per line. Members, always in this order:
  *   time, timestamp, provider, provider_guid, event, id, version, level, task, opcode, keywords, pid, tid,
- *   cpu, process, activity_id, related_activity_id, source, status, fields[, extra_payload][, payload][, error]
+ *   cpu, process, activity_id, related_activity_id, source[, schema_version], status, fields[, extra_payload]
+ *   [, payload][, error]
  * `fields` maps names (schema order) to rendered values (strings); arrays become JSON arrays and structs
  * objects, following the decoder's BEGIN/END markers. `payload` is the hex of the undecoded bytes;
  * `extra_payload` the hex of the bytes after the last property of an event that decoded.
@@ -24,7 +25,7 @@ static void put_string(fmt_buf *tb, const char *value)
         s += run;
         if (*s == '\0') break;
         uint32_t cp;
-        size_t used = fmt_utf8_decode(s, strlen((const char *)s), &cp);
+        size_t used = etl_utf8_decode(s, strlen((const char *)s), &cp);
         switch (cp) {
         case '"': etl_textbuf_puts(tb, "\\\""); break;
         case '\\': etl_textbuf_puts(tb, "\\\\"); break;
@@ -144,6 +145,9 @@ static int jsonl_event(void *state, const etl_decoded_event *ev)
     put_member(tb, "related_activity_id",
                fmt_related_activity(r, &related) ? fmt_guid(&related, guid) : NULL);
     put_member(tb, "source", etl_schema_source_name(ev->source));
+    /* decoded with the nearest older version the schema knows: the fields of the newer version may be missing */
+    if (ev->info && ev->info->descriptor.version != h->descriptor.version)
+        put_number(tb, "schema_version", ev->info->descriptor.version);
     put_member(tb, "status", ev->status == ETL_DECODE_OK ? "ok" : ev->status == ETL_DECODE_NO_SCHEMA ? "no_schema"
                                                                                                    : "error");
     if (ev->status == ETL_DECODE_NO_SCHEMA) {

@@ -21,7 +21,7 @@ static void cell(fmt_line_writer *st, const char *value)
     size_t n = strlen(value);
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t used = fmt_utf8_decode(s + i, n - i, &cp);
+        size_t used = etl_utf8_decode(s + i, n - i, &cp);
         switch (cp) {
         case '\\': etl_textbuf_puts(&st->line, "\\\\"); break;
         case '\t': etl_textbuf_puts(&st->line, "\\t"); break;

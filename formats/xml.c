@@ -14,6 +14,7 @@
 #include <libxml/tree.h>
 
 #include "format_util.h"
+#include "util/xml_text.h"
 #include "util/le.h"
 
 #define EVENT_NS "http://schemas.microsoft.com/win/2004/08/events/event"
@@ -43,12 +44,6 @@ static void put_indent(xml_state *st, int depth)
     etl_textbuf_append(&st->out, tabs, (size_t)depth);
 }
 
-static int xml_allowed(uint32_t cp)
-{
-    return cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) ||
-           (cp >= 0xE000 && cp <= 0xFFFD) || (cp >= 0x10000 && cp <= 0x10FFFF);
-}
-
 /* Escaped text (element content or attribute value). Plain printable ASCII without & < > " goes in as
  * is; anything else is cleaned (forbidden characters → U+FFFD) and escaped by libxml2. */
 static void put_text(xml_state *st, const char *text)
@@ -61,25 +56,8 @@ static void put_text(xml_state *st, const char *text)
         etl_textbuf_append(&st->out, text, n);
         return;
     }
-    n += strlen(text + n);
     etl_textbuf_reset(&st->clean);
-    for (size_t i = 0; i < n;) {
-        size_t run = 0;  /* allowed ASCII is copied in blocks */
-        while (i + run < n && ((s[i + run] >= 0x20 && s[i + run] < 0x80) || s[i + run] == '\t' ||
-                               s[i + run] == '\n' || s[i + run] == '\r'))
-            run++;
-        etl_textbuf_append(&st->clean, text + i, run);
-        i += run;
-        if (i >= n) break;
-        uint32_t cp;
-        size_t used = fmt_utf8_decode(s + i, n - i, &cp);
-        if (!xml_allowed(cp)) cp = 0xFFFD;
-        if (cp == 0xFFFD)
-            fmt_buf_put_codepoint(&st->clean, cp);
-        else
-            etl_textbuf_append(&st->clean, text + i, used);
-        i += used;
-    }
+    etl_xml_text_clean(&st->clean, text);
     xmlBufferEmpty(st->escaped);
     xmlAttrSerializeTxtContent(st->escaped, st->doc, NULL, (const xmlChar *)fmt_buf_cstr(&st->clean));
     etl_textbuf_append(&st->out, (const char *)xmlBufferContent(st->escaped), (size_t)xmlBufferLength(st->escaped));

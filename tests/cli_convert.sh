@@ -204,3 +204,12 @@ check "$($ETLCONV -q $N $PRIV -of xml -lr | grep -c '<Data Name="win:ExtraPayloa
       "XML -lr: the extra bytes as win:ExtraPayload"
 check "$($ETLCONV -q $N $PRIV -of table -lr --columns none | grep -c '^GC/PerHeapHistory	0x[0-9A-F]\{466\}$')" 80 \
       "table -lr: the extra bytes as a hex cell"
+# An event newer than its schema: with only PerfView's ClrEtwAll.man (AllocationTick up to version 3), the
+# gcevents AllocationTick v4 events decode with the v3 layout; JSONL says so (schema_version 3) and keeps the
+# 8 bytes v4 added — PerfView's baseline shows them as ObjectSize=32 and ObjectSize=48 for the first two.
+$ETLCONV -q testdata/perfview/gcevents.PerfViewData.etl.gz --no-bundled-schemas -import src/schema/bundled/ClrEtwAll.man \
+  -of jsonl --provider Microsoft-Windows-DotNETRuntime --event 10 > "$T/at.jsonl"
+check "$(grep -c '"version":4,.*"source":"manifest","schema_version":3,"status":"ok"' "$T/at.jsonl")" 12 \
+      "JSONL: 12 AllocationTick v4 decoded with the v3 schema say schema_version 3 (baseline COUNT 12)"
+check "$(head -2 "$T/at.jsonl" | grep -o '"extra_payload":"[0-9A-F]*"' | tr '\n' ' ')" \
+      '"extra_payload":"2000000000000000" "extra_payload":"3000000000000000" ' "... and keep ObjectSize 32 and 48 as extra_payload"

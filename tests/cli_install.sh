@@ -11,14 +11,18 @@ prefix=/opt/etlconv-test
 if make -s install PREFIX=$prefix DESTDIR="$dest" BUILD="${BUILD:-build}" >/dev/null 2>&1; then ok "make install"; else no "make install"; exit 0; fi
 root=$dest$prefix
 for f in bin/etlconv lib/libetl.a include/etl/etl.h include/etl/etl_schema.h include/etl/etl_writer.h \
-         lib/pkgconfig/libetl.pc share/man/man1/etlconv.1 share/etlconv/schemas/ClrEtwAll.man; do
+         lib/pkgconfig/libetl.pc share/man/man1/etlconv.1 share/etlconv/schemas/ClrEtwAll.man \
+         share/etlconv/schemas/ClrEtwRuntimeAdditions.man share/etlconv/schemas/ClrEtwRuntimeAdditions.NOTICE; do
   [ -f "$root/$f" ] && ok "installed $f" || no "installed $f"
 done
-# The bundled .NET manifest is found relative to the installed binary: gcevents' 69 runtime events decode
-# (corpus/perfview/gcevents.baseline.txt counts them under Microsoft-Windows-DotNETRuntime).
-count=$(cd / && "$root/bin/etlconv" -q -of table --columns provider "$OLDPWD/testdata/perfview/gcevents.PerfViewData.etl.gz" \
-        | awk -F'\t' '$1=="Microsoft-Windows-DotNETRuntime"' | wc -l)
-[ "$count" -eq 69 ] && ok "installed etlconv decodes with its bundled manifest" || no "bundled manifest: $count runtime events"
+# The bundled .NET manifests are found relative to the installed binary: gcevents' 69 runtime events
+# (corpus/perfview/gcevents.baseline.txt counts them under Microsoft-Windows-DotNETRuntime) all decode, the
+# .NET 5+ ones (e.g. GC/Mark, 13 in the baseline's COUNT line of MarkWithType) through ClrEtwRuntimeAdditions.man.
+(cd / && "$root/bin/etlconv" -q -of jsonl "$OLDPWD/testdata/perfview/gcevents.PerfViewData.etl.gz") > "$dest/gc.jsonl"
+count=$(grep '"provider":"Microsoft-Windows-DotNETRuntime"' "$dest/gc.jsonl" | grep -c '"status":"ok"')
+[ "$count" -eq 69 ] && ok "installed etlconv decodes with its bundled manifests" || no "bundled manifests: $count runtime events decoded"
+count=$(grep '"provider":"Microsoft-Windows-DotNETRuntime"' "$dest/gc.jsonl" | grep -c '"event":"GC/Mark","id":202')
+[ "$count" -eq 13 ] && ok "installed ClrEtwRuntimeAdditions.man decodes GC/Mark" || no "GC/Mark: $count"
 # The man page documents the options --help lists.
 missing=""
 for opt in $("$root/bin/etlconv" --help | grep -o -- '^ *-[a-z-]*' | tr -d ' ' | sort -u); do

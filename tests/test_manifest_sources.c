@@ -145,12 +145,28 @@ static void test_directory_mui(void **state)
     assert_string_equal(e->level_name, "Error");
     assert_string_equal(e->task_name, "Task.1.1");
     etl_schema_registry_free(r);
+
+    /* a copied Windows folder keeps Windows' case: "PROV.DLL" with "de-DE/prov.dll.mui" */
+    char from[700], to[700];
+    snprintf(from, sizeof(from), "%s/prov.dll", dir);
+    snprintf(to, sizeof(to), "%s/PROV.DLL", dir);
+    assert_int_equal(rename(from, to), 0);
+    char de[600];
+    snprintf(de, sizeof(de), "%s/de-DE", dir);
+    assert_int_equal(rename(lang, de), 0);
+    r = etl_schema_registry_new();
+    assert_int_equal(etl_schema_load_directory(r, dir, ETL_SOURCE_USER_MANIFEST, &err), ETL_OK);
+    e = find(r, "{00000000-0000-0000-0000-000000000001}", 1, 0);
+    assert_non_null(e);
+    assert_non_null(e->task_name);
+    assert_string_equal(e->task_name, "Task.1.1");
+    etl_schema_registry_free(r);
+
     char path[700];
-    snprintf(path, sizeof(path), "%s/prov.dll.mui", lang);
+    snprintf(path, sizeof(path), "%s/prov.dll.mui", de);
     unlink(path);
-    snprintf(path, sizeof(path), "%s/prov.dll", dir);
-    unlink(path);
-    rmdir(lang);
+    unlink(to);
+    rmdir(de);
     rmdir(dir);
     free(b);
 }
@@ -291,6 +307,55 @@ static void test_export_import_registry(void **state)
     etl_schema_registry_free(b);
 }
 
+/* Found by fuzzing (tests/fuzz/fuzz_schema.c): an empty registry exports a valid, empty manifest, and names
+ * from a binary with characters XML cannot carry (here U+001D patched into a CRIM blob's UTF-16 event name)
+ * are exported as U+FFFD instead of making the whole manifest unreadable. */
+static void test_export_edge_cases(void **state)
+{
+    (void)state;
+    etl_error err;
+    char *text = NULL;
+    size_t len = 0;
+    etl_schema_registry *empty = etl_schema_registry_new();
+    FILE *out = open_memstream(&text, &len);
+    assert_int_equal(etl_schema_export_manifest(empty, NULL, 0, out, &err), ETL_OK);
+    fclose(out);
+    etl_schema_registry *back = etl_schema_registry_new();
+    assert_int_equal(etl_schema_load_manifest_memory(back, text, len, "empty.man", ETL_SOURCE_USER_MANIFEST, &err),
+                     ETL_OK);
+    etl_schema_registry_free(back);
+    etl_schema_registry_free(empty);
+    free(text);
+
+    size_t size = 0;
+    unsigned char *crim = read_whole_file("testdata/schemas/wevt-mc-testcases/EventAttributes.wevt.v5.bin", &size);
+    assert_non_null(crim);
+    static const unsigned char name16[] = {'E', 0, 'v', 0, 'e', 0, 'n', 0, 't', 0, 'N', 0, 'a', 0, 'm', 0, 'e', 0, '4', 0};
+    unsigned char *at = NULL;
+    for (size_t i = 0; !at && i + sizeof name16 <= size; i++)
+        if (memcmp(crim + i, name16, sizeof name16) == 0) at = crim + i;
+    assert_non_null(at);
+    at[12] = 0x1D; /* the "a" of "EventName4" */
+    etl_schema_set set;
+    etl_schema_set_init(&set);
+    assert_int_equal(etl_wevt_parse(&set, crim, size, NULL, "patched.crim", &err), ETL_OK);
+    etl_schema_registry *r = etl_schema_registry_new();
+    assert_int_equal(etl_schema_set_register(&set, r, ETL_SOURCE_USER_WEVT, &err), ETL_OK);
+    text = NULL;
+    out = open_memstream(&text, &len);
+    assert_int_equal(etl_schema_export_manifest(r, NULL, 0, out, &err), ETL_OK);
+    fclose(out);
+    assert_non_null(strstr(text, "EventN\xEF\xBF\xBDme4"));
+    back = etl_schema_registry_new();
+    assert_int_equal(etl_schema_load_manifest_memory(back, text, len, "exported.man", ETL_SOURCE_USER_MANIFEST, &err),
+                     ETL_OK);
+    etl_schema_registry_free(back);
+    etl_schema_registry_free(r);
+    etl_schema_set_free(&set);
+    free(text);
+    free(crim);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_pe_file),
         cmocka_unit_test(test_bundled_and_precedence),
         cmocka_unit_test(test_export_import_registry),
+        cmocka_unit_test(test_export_edge_cases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "schema/manifest_model.h"
+#include "util/xml_text.h"
 
 #define EVENTS_NS "http://schemas.microsoft.com/win/2004/08/events"
 
@@ -23,6 +24,7 @@ typedef struct exporter {
     size_t string_count, string_cap;
     int failed;
     unsigned approximated;           /* properties whose type a manifest cannot express */
+    etl_textbuf clean;               /* a value with characters XML cannot carry, made readable */
 } exporter;
 
 /* string-table id for a text (deduplicated); NULL text → NULL */
@@ -50,7 +52,15 @@ static const char *string_ref(exporter *x, const char *text, char *ref, size_t r
 
 static void attr(exporter *x, const char *name, const char *value)
 {
-    if (value && xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST value) < 0) x->failed = 1;
+    if (!value) return;
+    /* names from binaries (UTF-16 in a CRIM blob) may hold control characters: U+FFFD, or nothing reads it */
+    if (!etl_xml_text_is_clean(value)) {
+        etl_textbuf_reset(&x->clean);
+        etl_xml_text_clean(&x->clean, value);
+        if (x->clean.failed) x->failed = 1;
+        value = etl_textbuf_at(&x->clean, 0);
+    }
+    if (xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST value) < 0) x->failed = 1;
 }
 
 static void attr_u64(exporter *x, const char *name, unsigned long long v, int hex)
@@ -513,7 +523,7 @@ int etl_manifest_write(const etl_event_info *const *events, size_t n, FILE *out,
 {
     const etl_event_info **ev = malloc((n ? n : 1) * sizeof(*ev));
     if (!ev) return etl_schema_fail(err, ETL_ERR_NOMEM, "-export", UINT64_MAX, "out of memory");
-    memcpy(ev, events, n * sizeof(*ev));
+    if (n) memcpy(ev, events, n * sizeof(*ev)); /* events may be NULL when there are none */
     qsort(ev, n, sizeof(*ev), event_ptr_cmp);
     /* one description per (provider, id, version): TraceLogging events share id 0, the first shape stays.
      * Classic (MOF/TMF) layouts are keyed by event-class GUID and have no manifest form. */
@@ -568,6 +578,7 @@ int etl_manifest_write(const etl_event_info *const *events, size_t n, FILE *out,
     if (xmlTextWriterEndDocument(x.w) < 0) x.failed = 1;
     xmlFreeTextWriter(x.w);   /* flushes and closes the output buffer (not the FILE) */
     free(x.strings);
+    etl_textbuf_free(&x.clean);
     free(ev);
     if (x.failed) return etl_schema_fail(err, ETL_ERR_IO, "-export", UINT64_MAX, "writing the manifest failed");
     if (err && x.approximated)   /* not an error: reported in err->message with code ETL_OK */

@@ -1,11 +1,13 @@
 /* Compiled manifests in binaries: a PE's WEVT_TEMPLATE resource, with display strings from the PE's own
  * RT_MESSAGETABLE or, on Vista+ split binaries, from the `.mui` next to it or in a language folder
- * (`en-US/foo.dll.mui` preferred). */
+ * (`en-US/foo.dll.mui` preferred; names matched ignoring case as on Windows). */
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -69,31 +71,63 @@ static int open_mui(const char *mui_path, mapped_file *buf, etl_pe_image *pe, et
     return 0;
 }
 
-static int find_mui(const char *path, mapped_file *buf, etl_pe_image *pe, etl_message_table *table)
+/* `dir/file` as named, else the entry of `dir` whose name matches `file` ignoring case: copies of Windows
+ * folders keep Windows' inconsistent case ("ADVAPI32.dll" beside "en-US/advapi32.dll.mui"). */
+static int open_mui_in(const char *dir, const char *file, mapped_file *buf, etl_pe_image *pe,
+                       etl_message_table *table)
 {
     char candidate[4096];
+    if ((size_t)snprintf(candidate, sizeof(candidate), "%s/%s", dir, file) >= sizeof(candidate)) return -1;
+    if (open_mui(candidate, buf, pe, table) == 0) return 0;
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int found = -1;
+    for (struct dirent *e; found != 0 && (e = readdir(d)) != NULL;)
+        if (strcasecmp(e->d_name, file) == 0 && strcmp(e->d_name, file) != 0 &&
+            (size_t)snprintf(candidate, sizeof(candidate), "%s/%s", dir, e->d_name) < sizeof(candidate))
+            found = open_mui(candidate, buf, pe, table);
+    closedir(d);
+    return found;
+}
+
+/* Language folders look like "en-US", "de-DE", "zh-Hans-CN": letters, digits and dashes, with a dash. */
+static int is_language_folder(const struct dirent *e)
+{
+    const char *d = e->d_name;
+    size_t n = strlen(d);
+    if (n < 4 || n > 16 || !strchr(d, '-') || d[0] == '-') return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)d[i]) && d[i] != '-') return 0;
+    return 1;
+}
+
+/* en-US first (any case), then the others alphabetically, so the choice does not depend on readdir order. */
+static int language_order(const struct dirent **a, const struct dirent **b)
+{
+    int ea = strcasecmp((*a)->d_name, "en-US") == 0, eb = strcasecmp((*b)->d_name, "en-US") == 0;
+    if (ea != eb) return eb - ea;
+    return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int find_mui(const char *path, mapped_file *buf, etl_pe_image *pe, etl_message_table *table)
+{
     const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) : 0;
+    char dirpath[4096], mui_name[1024];
+    if (slash)
+        snprintf(dirpath, sizeof(dirpath), "%.*s", (int)(slash - path), path);
+    else
+        snprintf(dirpath, sizeof(dirpath), ".");
     const char *base = slash ? slash + 1 : path;
-    const char *dir = slash ? path : ".";
-    if (!slash) dirlen = 1;
-    if ((size_t)snprintf(candidate, sizeof(candidate), "%s.mui", path) < sizeof(candidate) &&
-        open_mui(candidate, buf, pe, table) == 0)
-        return 0;
-    if ((size_t)snprintf(candidate, sizeof(candidate), "%.*s/en-US/%s.mui", (int)dirlen, dir, base) <
-            sizeof(candidate) && open_mui(candidate, buf, pe, table) == 0)
-        return 0;
-    char dirpath[4096];
-    snprintf(dirpath, sizeof(dirpath), "%.*s", (int)dirlen, dir);
+    if ((size_t)snprintf(mui_name, sizeof(mui_name), "%s.mui", base) >= sizeof(mui_name)) return -1;
+    if (open_mui_in(dirpath, mui_name, buf, pe, table) == 0) return 0;
     struct dirent **names;
-    int n = scandir(dirpath, &names, NULL, alphasort);
+    int n = scandir(dirpath, &names, is_language_folder, language_order);
     int found = -1;
     for (int i = 0; i < n; i++) {
-        /* language folders look like "de-DE", "en-GB": letters and a dash */
-        const char *d = names[i]->d_name;
-        if (found != 0 && strlen(d) >= 2 && strlen(d) <= 12 && strchr(d, '-') && d[0] != '.' &&
-            (size_t)snprintf(candidate, sizeof(candidate), "%s/%s/%s.mui", dirpath, d, base) < sizeof(candidate))
-            found = open_mui(candidate, buf, pe, table);
+        char langdir[4096];
+        if (found != 0 && (size_t)snprintf(langdir, sizeof(langdir), "%s/%s", dirpath, names[i]->d_name) <
+                              sizeof(langdir))
+            found = open_mui_in(langdir, mui_name, buf, pe, table);
         free(names[i]);
     }
     if (n >= 0) free(names);

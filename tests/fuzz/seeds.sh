@@ -1,16 +1,28 @@
 #!/bin/sh
-# Seed corpora for the fuzz targets. Usage: tests/fuzz/seeds.sh decompress|reader [DIR]
+# Seed corpora for the fuzz targets. Usage: tests/fuzz/seeds.sh decompress|reader|schema [DIR]
 #  decompress (default DIR build-fuzz/seeds/decompress): every compressed buffer of the compressed corpus
 #    traces, framed as fuzz_decompress expects (selector byte 0 = plain LZ77, 24-bit output capacity = the
 #    buffer's decompressed length, then the compressed stream), plus the MS-XCA §3 examples.
 #  reader (default DIR build-fuzz/seeds/reader): every corpus trace up to 1 MiB, and the first 192 KiB of
 #    the larger ones.
+#  schema (default DIR build-fuzz/seeds/schema): selector byte 0 + every manifest of testdata/schemas (up to
+#    256 KiB), 1 + every mc.exe-compiled WEVT_TEMPLATE blob, 2 + every test PE.
 set -eu
 target=${1:-decompress}
 dir=${2:-build-fuzz/seeds/$target}
 mkdir -p "$dir"
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
+if [ "$target" = schema ]; then
+    for f in testdata/schemas/*/*.man testdata/schemas/*/*/*.man testdata/schemas/*/*/*.xml; do
+        [ -f "$f" ] && [ "$(wc -c < "$f")" -le 262144 ] || continue
+        { printf '\000'; cat "$f"; } > "$dir/man-$(basename "$f")"
+    done
+    for f in testdata/schemas/wevt-mc-testcases/*.wevt.*.bin; do { printf '\001'; cat "$f"; } > "$dir/crim-$(basename "$f")"; done
+    for f in testdata/schemas/pe-wevt/*/*.dll testdata/schemas/pe-wevt/*.bin; do { printf '\002'; cat "$f"; } > "$dir/pe-$(basename "$f")"; done
+    echo "$(ls "$dir" | wc -l) seeds in $dir"
+    exit 0
+fi
 if [ "$target" = reader ]; then
     for gz in testdata/*/*.etl.gz; do
         out="$dir/$(basename "$(dirname "$gz")")_$(basename "$gz" .gz)"
