@@ -568,7 +568,14 @@ static void refuse_doctype(void *user, const xmlChar *name, const xmlChar *exter
     xmlStopParser(ctxt);
 }
 
-static void keep_first_error(void *user, xmlErrorPtr e)
+/* libxml2 2.12 made the structured error handler take a const error */
+#if LIBXML_VERSION >= 21200
+typedef const xmlError *mx_xml_error;
+#else
+typedef xmlErrorPtr mx_xml_error;
+#endif
+
+static void keep_first_error(void *user, mx_xml_error e)
 {
     xmlParserCtxtPtr ctxt = user;
     parse_diag *d = ctxt ? ctxt->_private : NULL;
