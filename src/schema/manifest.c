@@ -146,6 +146,7 @@ typedef struct mx_table {
 
 typedef struct mx_provider {
     mx_table levels, tasks, opcodes, keywords, channels;
+    int perfview_dump;   /* source="Xml": regenerated from TDH by PerfView (see dump_opcode_value) */
 } mx_provider;
 
 static mx_item *table_add(mx_context *ctx, mx_table *t)
@@ -241,6 +242,7 @@ static int parse_channels(mx_context *ctx, const xmlNode *chans, mx_provider *p)
         int imported = mx_is(c, "importChannel");
         if (!imported && !mx_is(c, "channel")) continue;
         const char *name = mx_attr(c, "name");
+        if (!name) name = mx_attr(c, "chid");   /* a channel known only by its chid still gets its events */
         if (!name) { ctx->set->unresolved_strings++; continue; }
         if (p->channels.count >= MAX_CHANNELS) { ctx->skipped++; continue; }
         mx_item *it = table_add(ctx, &p->channels);
@@ -309,6 +311,8 @@ static int lookup_named(mx_context *ctx, const mx_table *t, enum etl_winmeta_kin
                         uint64_t *value, const char **display)
 {
     const mx_item *it = table_find(t, name);
+    /* a winmeta spelling ("win:Start") means winmeta's entry, not a provider entry of the same local name */
+    if (it && strcmp(it->name, name) != 0 && etl_winmeta_find(kind, name)) it = NULL;
     if (it) { *value = it->value; *display = it->display; return 0; }
     const etl_winmeta_entry *w = etl_winmeta_find(kind, name);
     if (!w) {
@@ -319,6 +323,9 @@ static int lookup_named(mx_context *ctx, const mx_table *t, enum etl_winmeta_kin
             w = etl_winmeta_find(kind, buf);
         }
     }
+    /* PerfView's TDH-regenerated manifests write level 0 as "win:Always" (TraceEventLevel.Always) */
+    if (!w && kind == ETL_WINMETA_LEVEL && strcmp(local_name(name), "Always") == 0)
+        w = etl_winmeta_find_value(ETL_WINMETA_LEVEL, 0);
     if (!w) { ctx->set->unresolved_strings++; return -1; }
     *value = w->value;
     *display = w->display ? w->display : w->name;
@@ -328,7 +335,27 @@ static int lookup_named(mx_context *ctx, const mx_table *t, enum etl_winmeta_kin
 static const mx_item *find_opcode(const mx_table *opcodes, uint16_t task, const char *name)
 {
     const mx_item *op = task ? table_lookup(opcodes, name, task) : NULL;
-    return op ? op : table_lookup(opcodes, name, 0);
+    if (!op) op = table_lookup(opcodes, name, 0);
+    if (op && strcmp(op->name, name) != 0 && etl_winmeta_find(ETL_WINMETA_OPCODE, name)) op = NULL;
+    return op;
+}
+
+/* PerfView's dump writes opcodes below 10 as "win:" + the TDH name, renamed "<name>_<task>_<opcode>" when
+ * the name was already used for another value (Kernel-EventTracing: opcode="win:Start_8_1"), or
+ * "opcode_<opcode>" when TDH has no name: none is a winmeta name, but the value is the last number. */
+static int dump_opcode_value(const char *name, uint64_t *value)
+{
+    if (strncmp(name, "win:", 4) != 0) return 0;
+    const char *us = strrchr(name, '_');
+    if (!us || !us[1] || strlen(us + 1) > 3) return 0;
+    uint64_t v = 0;
+    for (const char *d = us + 1; *d; d++) {
+        if (*d < '0' || *d > '9') return 0;
+        v = v * 10 + (uint64_t)(*d - '0');
+    }
+    if (v > 255) return 0;
+    *value = v;
+    return 1;
 }
 
 /* Channel reference: the first channel in declaration order whose chid or name matches (what mc does
@@ -348,9 +375,15 @@ static int parse_event(mx_context *ctx, const xmlNode *e, const mx_provider *p, 
 {
     etl_schema_set *set = ctx->set;
     uint64_t id, version = 0, v;
-    if (mx_number(mx_attr(e, "value"), &id) || id > UINT16_MAX ||
-        (mx_attr(e, "version") && (mx_number(mx_attr(e, "version"), &version) || version > 255))) {
-        set->unresolved_strings++;
+    const char *value_text = mx_attr(e, "value"), *version_text = mx_attr(e, "version");
+    if (mx_number(value_text, &id) || id > UINT16_MAX ||
+        (version_text && (mx_number(version_text, &version) || version > 255))) {
+        /* refused, not dropped quietly: its records would otherwise decode as "no schema" with no reason */
+        etl_schema_fail(mx_err(ctx), ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
+                        "line %d: event value '%s' version '%s': not an id up to 65535 and a version up to 255; "
+                        "event left out", e->line, value_text ? value_text : "(none)",
+                        version_text ? version_text : "0");
+        mx_failed(ctx, ETL_ERR_SCHEMA);
         return ETL_OK;
     }
     etl_event_info *ev = etl_schema_set_add_event(set);
@@ -370,6 +403,10 @@ static int parse_event(mx_context *ctx, const xmlNode *e, const mx_provider *p, 
         if (op) {
             ev->descriptor.opcode = (uint8_t)op->value;
             ev->opcode_name = op->display;
+        } else if (p->perfview_dump && !etl_winmeta_find(ETL_WINMETA_OPCODE, a) && dump_opcode_value(a, &v)) {
+            const etl_winmeta_entry *w = etl_winmeta_find_value(ETL_WINMETA_OPCODE, v);
+            ev->descriptor.opcode = (uint8_t)v;
+            ev->opcode_name = w && w->display ? w->display : etl_arena_strdup(&set->arena, a + 4);
         } else if (lookup_named(ctx, &(mx_table){0}, ETL_WINMETA_OPCODE, a, &v, &ev->opcode_name) == 0) {
             ev->descriptor.opcode = (uint8_t)v;
         }
@@ -455,6 +492,8 @@ static int parse_provider(mx_context *ctx, const xmlNode *prov, etl_error *err)
 
     mx_provider p;
     memset(&p, 0, sizeof(p));
+    const char *source = mx_attr(prov, "source");
+    p.perfview_dump = source && strcmp(source, "Xml") == 0;
     ctx->map_count = ctx->template_count = 0;
     if (parse_tables(ctx, prov, &p))
         return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory");
@@ -512,13 +551,39 @@ static int walk_providers(mx_context *ctx, const xmlNode *n, int depth, etl_erro
 
 /* ---- document ---------------------------------------------------------------------------------------- */
 
+/* What went wrong first: libxml2 goes on after a fatal error and its "last error" is then a consequence
+ * far away ("Premature end of data" at the end of the file for an unescaped quote in an attribute). */
+typedef struct parse_diag {
+    const char *refused;
+    int line;
+    char message[200];
+} parse_diag;
+
 /* SAX hook: any DOCTYPE (internal subset) stops the parse before an entity can be declared. */
 static void refuse_doctype(void *user, const xmlChar *name, const xmlChar *external_id, const xmlChar *system_id)
 {
     (void)name; (void)external_id; (void)system_id;
     xmlParserCtxtPtr ctxt = user;
-    ctxt->_private = (void *)"document type declarations (DTD/entities) are not allowed";
+    ((parse_diag *)ctxt->_private)->refused = "document type declarations (DTD/entities) are not allowed";
     xmlStopParser(ctxt);
+}
+
+/* libxml2 2.12 made the structured error handler take a const error */
+#if LIBXML_VERSION >= 21200
+typedef const xmlError *mx_xml_error;
+#else
+typedef xmlErrorPtr mx_xml_error;
+#endif
+
+static void keep_first_error(void *user, mx_xml_error e)
+{
+    xmlParserCtxtPtr ctxt = user;
+    parse_diag *d = ctxt ? ctxt->_private : NULL;
+    if (!d || d->message[0] || !e || e->level < XML_ERR_ERROR) return;
+    d->line = e->line;
+    snprintf(d->message, sizeof(d->message), "%s", e->message ? e->message : "error");
+    size_t l = strlen(d->message);
+    while (l && (d->message[l - 1] == '\n' || d->message[l - 1] == '\r')) d->message[--l] = '\0';
 }
 
 static xmlDocPtr parse_document(const char *xml, size_t length, const char *origin, etl_error *err, int *rc)
@@ -531,15 +596,18 @@ static xmlDocPtr parse_document(const char *xml, size_t length, const char *orig
     }
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt) { *rc = etl_schema_fail(err, ETL_ERR_NOMEM, origin, UINT64_MAX, "out of memory"); return NULL; }
+    parse_diag diag = {NULL, 0, ""};
     ctxt->sax->internalSubset = refuse_doctype;
-    ctxt->_private = NULL;
+    ctxt->sax->serror = keep_first_error;
+    ctxt->_private = &diag;
     int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOBLANKS;
     xmlDocPtr doc = xmlCtxtReadMemory(ctxt, xml, (int)length, origin, NULL, options);
-    const char *refused = ctxt->_private;
-    if (refused || !doc || !ctxt->wellFormed || doc->intSubset || !xmlDocGetRootElement(doc)) {
+    if (diag.refused || !doc || !ctxt->wellFormed || doc->intSubset || !xmlDocGetRootElement(doc)) {
         const xmlError *e = xmlCtxtGetLastError(ctxt);
         char what[300];
-        if (refused) snprintf(what, sizeof(what), "%s", refused);
+        if (diag.refused) snprintf(what, sizeof(what), "%s", diag.refused);
+        else if (diag.message[0])
+            snprintf(what, sizeof(what), "not well-formed XML (line %d): %s", diag.line, diag.message);
         else if (e && e->message) {
             snprintf(what, sizeof(what), "not well-formed XML (line %d): %s", e->line, e->message);
             size_t l = strlen(what);
@@ -575,8 +643,11 @@ int etl_manifest_parse(etl_schema_set *set, const char *xml, size_t length, cons
                  (unsigned long long)ctx.skipped);
     }
     if (rc == ETL_OK && set->provider_count == before && !ctx.saw_events)
-        rc = etl_schema_fail(err, ETL_ERR_SCHEMA, origin, UINT64_MAX,
-                             "no instrumentation/events/provider element: not an instrumentation manifest");
+        rc = etl_schema_fail(err, ETL_ERR_SCHEMA, origin, UINT64_MAX, "%s",
+                             mx_is(root, "Providers")
+                                 ? "a provider-metadata listing (<Providers><Provider><Metadata>, as WEPExplorer or "
+                                   "Get-WinEvent -ListProvider write it), not an instrumentation manifest: not supported"
+                                 : "no instrumentation/events/provider element: not an instrumentation manifest");
     free(ctx.strings);
     xmlFreeDoc(doc);
     return rc;

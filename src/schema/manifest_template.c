@@ -1,4 +1,5 @@
 /* XML manifests: <maps> (valueMap/bitMap) and <templates> (data/struct) → TDH-style property arrays. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,6 +128,24 @@ static long count_fields(const xmlNode *parent, int depth)
     return n;
 }
 
+static int identifier_char(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Equal once the characters outside [A-Za-z0-9_] are dropped from both (and something is left). */
+static int same_identifier(const char *a, const char *b)
+{
+    int any = 0;
+    for (;;) {
+        while (*a && !identifier_char(*a)) a++;
+        while (*b && !identifier_char(*b)) b++;
+        if (!*a || !*b) return any && !*a && !*b;
+        if (*a++ != *b++) return 0;
+        any = 1;
+    }
+}
+
 /* `count`/`length`: a decimal constant, or the name of an earlier field of the same scope (same parent
  * element); a reference is stored as the absolute index into the property array, as TDH does. */
 static int set_size_attr(const char *text, const xmlNode *const *nodes, const etl_property_info *props,
@@ -146,15 +165,39 @@ static int set_size_attr(const char *text, const xmlNode *const *nodes, const et
         else { p->flags |= ETL_PROP_PARAM_FIXED_LENGTH; p->length = (uint16_t)v; }
         return 0;
     }
-    for (size_t j = 0; j < self; j++) {
-        if (nodes[j]->parent != nodes[self]->parent) continue;
-        if (props[j].name && strcmp(props[j].name, text) == 0) {
-            if (is_count) { p->flags |= ETL_PROP_PARAM_COUNT; p->count = (uint16_t)j; }
-            else { p->flags |= ETL_PROP_PARAM_LENGTH; p->length = (uint16_t)j; }
-            return 0;
-        }
-    }
-    return -1;
+    size_t found = SIZE_MAX;
+    for (size_t j = 0; j < self && found == SIZE_MAX; j++)
+        if (nodes[j]->parent == nodes[self]->parent && props[j].name && strcmp(props[j].name, text) == 0) found = j;
+    /* PerfView's TDH-regenerated manifests strip the characters outside [A-Za-z0-9_] from data names but
+     * not from the count/length references to them (length="Buffer Size" for data name="BufferSize") */
+    for (size_t j = 0; j < self && found == SIZE_MAX; j++)
+        if (nodes[j]->parent == nodes[self]->parent && props[j].name && same_identifier(props[j].name, text)) found = j;
+    if (found == SIZE_MAX) return -1;
+    if (is_count) { p->flags |= ETL_PROP_PARAM_COUNT; p->count = (uint16_t)found; }
+    else { p->flags |= ETL_PROP_PARAM_LENGTH; p->length = (uint16_t)found; }
+    return 0;
+}
+
+/* PerfView's manifest dump (provider source="Xml") writes only the top-level properties, each as
+ * inType="win:" + the TDH in-type, and for a struct that member is its StructStartIndex (the same union in
+ * EVENT_PROPERTY_INFO): the struct arrays of DotNETRuntime's bulk events (BulkType, GCBulkRootEdge, ...)
+ * read `<data name="Values" inType="win:Int8" count="Count"/>`. The first struct's members start right
+ * after the T top-level properties, so such a field has in-type code T. When it is the last top-level
+ * field, the rest of the payload is that array: shown as one binary value instead of Count misread
+ * numbers followed by unexplained extra bytes. Other fields are left as written (nothing to go on). */
+static void unflatten_perfview_struct(const xmlNode *t, const xmlNode *const *nodes, etl_property_info *props,
+                                      size_t top)
+{
+    const xmlNode *provider = t->parent ? t->parent->parent : NULL;
+    const char *source = provider ? mx_attr(provider, "source") : NULL;
+    if (!source || strcmp(source, "Xml") != 0 || top == 0 || !mx_is(nodes[top - 1], "data")) return;
+    etl_property_info *last = &props[top - 1];
+    if (!(last->flags & ETL_PROP_PARAM_COUNT) || last->in_type != top) return;
+    last->flags &= ~(uint32_t)ETL_PROP_PARAM_COUNT;
+    last->count = 1;
+    last->in_type = ETL_IN_BINARY;
+    last->out_type = ETL_OUT_HEXBINARY;
+    last->map = NULL;
 }
 
 static int parse_template(mx_context *ctx, const xmlNode *t, mx_template *out, etl_error *err)
@@ -217,6 +260,7 @@ static int parse_template(mx_context *ctx, const xmlNode *t, mx_template *out, e
         if (mx_number(mx_attr_ns(c, ETL_MANIFEST_EXT_NS, "flags"), &extra) == 0)
             p->flags |= (uint32_t)extra & (ETL_PROP_INLINE_COUNT | ETL_PROP_INLINE_LENGTH | ETL_PROP_HAS_CUSTOM_SCHEMA);
     }
+    if (rc == ETL_OK) unflatten_perfview_struct(t, nodes, props, top);
     free(nodes);
     if (rc != ETL_OK) return rc;
     out->properties = props;

@@ -109,6 +109,19 @@ static const char *local_part(const char *name)
     return colon ? colon + 1 : name;
 }
 
+/* Accepted on input only (never written by -export, which must stay mc-compatible): manifests regenerated
+ * from TDH by PerfView's GetManifestForRegisteredProvider (repnz/etw-providers-docs, EVTX-ETW-Resources)
+ * name each property's TDH in-type with its TraceEvent enum name, "win:" + TdhInputType.ToString(). */
+static const type_name in_type_aliases[] = {
+    {"CountedUtf16String", ETL_IN_MANIFEST_COUNTEDSTRING}, {"CountedMbcsString", ETL_IN_MANIFEST_COUNTEDANSISTRING},
+    {"ReversedCountedString", ETL_IN_REVERSEDCOUNTEDSTRING},
+    {"ReversedCountedAnsiString", ETL_IN_REVERSEDCOUNTEDANSISTRING},
+    {"NonNullTerminatedString", ETL_IN_NONNULLTERMINATEDSTRING},
+    {"NonNullTerminatedAnsiString", ETL_IN_NONNULLTERMINATEDANSISTRING},
+    {"UnicodeChar", ETL_IN_UNICODECHAR}, {"AnsiChar", ETL_IN_ANSICHAR}, {"SizeT", ETL_IN_SIZET},
+    {"HexDump", ETL_IN_HEXDUMP}, {"WbemSID", ETL_IN_WBEMSID},
+};
+
 int etl_manifest_in_type(const char *name, uint16_t *out)
 {
     if (!name) return -1;
@@ -116,6 +129,8 @@ int etl_manifest_in_type(const char *name, uint16_t *out)
         if (strcmp(in_types[i].name, name) == 0) { *out = in_types[i].code; return 0; }
     for (size_t i = 0; i < COUNT(in_types); i++)
         if (strcmp(local_part(in_types[i].name), local_part(name)) == 0) { *out = in_types[i].code; return 0; }
+    for (size_t i = 0; i < COUNT(in_type_aliases); i++)
+        if (strcmp(in_type_aliases[i].name, local_part(name)) == 0) { *out = in_type_aliases[i].code; return 0; }
     return -1;
 }
 
