@@ -39,3 +39,23 @@ check "$(grep -c '<BinaryEventData>' "$T/reimported.xml")" 0 "the exported manif
 grep '<Data Name=' "$T/imported.xml" > "$T/a"; grep '<Data Name=' "$T/reimported.xml" > "$T/b"
 cmp -s "$T/a" "$T/b"; ok $? "... with the same field values"
 $ETLCONV $K -q -import "$MAN" -export "$T/exported.man" -of table > /dev/null 2> "$T/err"; check $? 2 "-export refuses to overwrite without -y"
+
+# A refusal in part of what the user named is a warning, not the end of the run: the rest is used.
+mkdir "$T/dir"
+cp "$MAN" "$T/dir/SystemEvents.man"
+printf '<instrumentationManifest><instrumentation><events><provider' > "$T/dir/zz-broken.man"
+$ETLCONV $K --manifest "$T/dir" > "$T/dir.xml" 2> "$T/err"; check $? 1 "--manifest DIR with one broken file: exit 1 (warnings)"
+grep -q "warning: .*zz-broken.man" "$T/err"; ok $? "... the warning names the broken file"
+cmp -s "$T/dir.xml" "$T/imported.xml"; ok $? "... and the other manifests decode as before"
+cat > "$T/partial.man" <<'XML'
+<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events">
+ <instrumentation><events>
+  <provider name="Bad-Guid" guid="{not-a-guid}"><events><event value="1"/></events></provider>
+  <provider name="Good" guid="{11111111-2222-3333-4444-555555555555}"><events><event value="1"/></events></provider>
+ </events></instrumentation>
+</instrumentationManifest>
+XML
+$ETLCONV $K -import "$MAN" "$T/partial.man" > "$T/partial.xml" 2> "$T/err"; check $? 1 "a manifest with one refused provider: exit 1"
+grep -q "warning: .*partial.man" "$T/err"; ok $? "... the warning names the file"
+cmp -s "$T/partial.xml" "$T/imported.xml"; ok $? "... and the conversion is complete"
+$ETLCONV $K -q -import "$MAN" "$T/partial.man" > /dev/null 2> "$T/err"; check "$(cat "$T/err")" "" "-q silences that warning"

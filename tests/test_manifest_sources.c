@@ -54,7 +54,7 @@ static void test_directory_walk(void **state)
     assert_int_not_equal(etl_schema_load_directory(r, "testdata/schemas/no-such-folder", ETL_SOURCE_USER_MANIFEST,
                                                    &err), ETL_OK);
     assert_int_not_equal(etl_schema_load_path(r, "testdata/schemas/wevt-mc-testcases/LICENSE.txt",
-                                              ETL_SOURCE_USER_MANIFEST, &err), ETL_OK);
+                                              ETL_SOURCE_USER_MANIFEST, &err, NULL), ETL_OK);
     assert_non_null(strstr(err.message, "LICENSE.txt"));
     etl_schema_registry_free(r);
 }

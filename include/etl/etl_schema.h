@@ -179,9 +179,13 @@ int etl_schema_load_pe_file(etl_schema_registry *registry, const char *path, etl
 /* Every .man/.xml manifest and PE binary below a folder. */
 int etl_schema_load_directory(etl_schema_registry *registry, const char *path, etl_schema_source source,
                               etl_error *err);
-/* One command-line argument: a folder (as above), a manifest (.man/.xml/.manifest) or a PE binary. */
+/* One command-line argument: a folder (as above), a manifest (.man/.xml/.manifest) or a PE binary. Returns
+ * ETL_OK, or the first failure (file, line/offset and how many more in err). What could be read is registered
+ * all the same: a refused provider or template leaves the rest of its file loaded, a bad file the rest of the
+ * folder. `loaded` (may be NULL) receives the number of files that contributed descriptions, so a caller can
+ * go on with a partial load and report the failure as a warning. */
 int etl_schema_load_path(etl_schema_registry *registry, const char *path, etl_schema_source source,
-                         etl_error *err);
+                         etl_error *err, unsigned *loaded);
 /* The manifests shipped with etlconv (ETL_SOURCE_BUNDLED; $(PREFIX)/share/etlconv/schemas, or the source
  * tree's src/schema/bundled when run from the build tree), then every entry of $ETLCONV_SCHEMA_PATH
  * (colon-separated files/folders, loaded as user-supplied). Search path and precedence: docs/schemas.md. */

@@ -17,8 +17,9 @@ typedef struct etlconv_job {
 /* Returns an ETLCONV_EXIT_* status; errors are printed as one line each. */
 int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, const etlconv_job *job);
 
-/* Bundled manifests (unless --no-bundled-schemas) and -import files into the registry. Returns 0, or
- * ETLCONV_EXIT_FAILURE after printing an error naming the file. */
+/* Bundled manifests (unless --no-bundled-schemas) and -import files into the registry. Returns 0;
+ * ETLCONV_EXIT_WARNINGS when a path loaded only in part (warning printed: the conversion goes on); or
+ * ETLCONV_EXIT_FAILURE after printing an error naming the file when nothing of a path could be loaded. */
 int etlconv_load_schemas(const etlconv_options *opt, etl_schema_registry *registry);
 
 #endif

@@ -124,9 +124,12 @@ int main(int argc, char **argv)
             status = ETLCONV_EXIT_FAILURE;
             break;
         }
-        status = etlconv_load_schemas(&opt, registry);
-        if (status == ETLCONV_EXIT_OK)
+        int schema_status = etlconv_load_schemas(&opt, registry);
+        status = schema_status;
+        if (schema_status != ETLCONV_EXIT_FAILURE) {
             status = opt.each ? run_each(&opt, registry, exported) : run_merged(&opt, registry, exported);
+            if (status == ETLCONV_EXIT_OK) status = schema_status;  /* a partial schema load is a warning */
+        }
         if (opt.export_file && status != ETLCONV_EXIT_FAILURE &&
             etlconv_export_schemas(exported, opt.export_file, opt.overwrite) != 0)
             status = ETLCONV_EXIT_FAILURE;

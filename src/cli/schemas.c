@@ -7,6 +7,7 @@
 int etlconv_load_schemas(const etlconv_options *opt, etl_schema_registry *registry)
 {
     etl_error err;
+    int status = ETLCONV_EXIT_OK;
     if (!opt->no_bundled) {
         memset(&err, 0, sizeof err);
         if (etl_schema_load_bundled(registry, &err) != ETL_OK && !opt->quiet)
@@ -14,14 +15,22 @@ int etlconv_load_schemas(const etlconv_options *opt, etl_schema_registry *regist
     }
     for (size_t i = 0; i < opt->import_count; i++) {
         memset(&err, 0, sizeof err);
-        int rc = etl_schema_load_path(registry, opt->imports[i], ETL_SOURCE_USER_MANIFEST, &err);
-        if (rc != ETL_OK) {
+        unsigned loaded = 0;
+        int rc = etl_schema_load_path(registry, opt->imports[i], ETL_SOURCE_USER_MANIFEST, &err, &loaded);
+        if (rc == ETL_OK) continue;
+        const char *what = err.message[0] ? err.message : etl_status_name(rc);
+        if (loaded == 0) {
+            /* nothing of what the user named could be used: converting without it would only mislead */
             if (err.message[0])
-                fprintf(stderr, "etlconv: %s\n", err.message);
+                fprintf(stderr, "etlconv: %s\n", what);
             else
-                fprintf(stderr, "etlconv: %s: cannot load schema: %s\n", opt->imports[i], etl_status_name(rc));
+                fprintf(stderr, "etlconv: %s: cannot load schema: %s\n", opt->imports[i], what);
             return ETLCONV_EXIT_FAILURE;
         }
+        /* a refused provider, template or file leaves the rest usable: convert, and say what is missing */
+        if (!opt->quiet)
+            fprintf(stderr, "etlconv: warning: %s (the rest of %s was loaded)\n", what, opt->imports[i]);
+        status = ETLCONV_EXIT_WARNINGS;
     }
-    return 0;
+    return status;
 }

@@ -131,12 +131,13 @@ static void load_one(walk_state *w, const char *path, int strict)
         else rc = etl_manifest_parse(&set, (const char *)data, size, path, &e);
         free(data);
     }
-    if (rc == ETL_OK) {
-        if (etl_schema_set_register(&set, w->registry, w->source, &e) == ETL_OK) w->loaded++;
-        else record_failure(w, e.code, &e);
-    } else if (rc < 0) {
-        record_failure(w, rc, &e);
+    /* what parsed is registered even when a part of the file was refused (the refusal is still reported) */
+    if (rc == ETL_OK || (rc < 0 && set.event_count)) {
+        etl_error re;
+        if (etl_schema_set_register(&set, w->registry, w->source, &re) == ETL_OK) w->loaded++;
+        else record_failure(w, re.code, &re);
     }
+    if (rc < 0) record_failure(w, rc, &e);
     etl_schema_set_free(&set);
 }
 
@@ -190,14 +191,20 @@ int etl_schema_load_directory(etl_schema_registry *registry, const char *path, e
 }
 
 int etl_schema_load_path(etl_schema_registry *registry, const char *path, etl_schema_source source,
-                         etl_error *err)
+                         etl_error *err, unsigned *loaded)
 {
     struct stat st;
+    if (loaded) *loaded = 0;
     if (!registry || !path) return etl_schema_fail(err, ETL_ERR_ARG, path, UINT64_MAX, "bad argument");
     if (stat(path, &st) != 0) return etl_schema_fail(err, ETL_ERR_IO, path, UINT64_MAX, "no such file or folder");
-    if (S_ISDIR(st.st_mode)) return etl_schema_load_directory(registry, path, source, err);
     walk_state w = {registry, source, err, ETL_OK, 0, 0};
-    load_one(&w, path, 1);
+    if (S_ISDIR(st.st_mode)) {
+        walk(&w, path, 0);
+        finish(&w, path);
+    } else {
+        load_one(&w, path, 1);
+    }
+    if (loaded) *loaded = w.loaded;
     return w.first_rc;
 }
 
@@ -247,7 +254,7 @@ int etl_schema_load_bundled(etl_schema_registry *registry, etl_error *err)
     char *save = NULL;
     for (char *item = strtok_r(copy, ":", &save); item; item = strtok_r(NULL, ":", &save)) {
         etl_error e;
-        int r = etl_schema_load_path(registry, item, ETL_SOURCE_USER_MANIFEST, &e);
+        int r = etl_schema_load_path(registry, item, ETL_SOURCE_USER_MANIFEST, &e, NULL);
         if (r != ETL_OK && rc == ETL_OK) {
             rc = r;
             if (err) *err = e;
