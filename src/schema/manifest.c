@@ -586,7 +586,7 @@ static void keep_first_error(void *user, mx_xml_error e)
     while (l && (d->message[l - 1] == '\n' || d->message[l - 1] == '\r')) d->message[--l] = '\0';
 }
 
-static xmlDocPtr parse_document(const char *xml, size_t length, const char *origin, etl_error *err, int *rc)
+xmlDocPtr mx_parse_document(const char *xml, size_t length, const char *origin, etl_error *err, int *rc)
 {
     *rc = ETL_OK;
     if (length > ETL_MANIFEST_MAX_BYTES) {
@@ -600,7 +600,9 @@ static xmlDocPtr parse_document(const char *xml, size_t length, const char *orig
     ctxt->sax->internalSubset = refuse_doctype;
     ctxt->sax->serror = keep_first_error;
     ctxt->_private = &diag;
-    int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOBLANKS;
+    /* BIG_LINES: xmlGetLineNo gives real line numbers past 65535 (big dumps) */
+    int options =
+        XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOBLANKS | XML_PARSE_BIG_LINES;
     xmlDocPtr doc = xmlCtxtReadMemory(ctxt, xml, (int)length, origin, NULL, options);
     if (diag.refused || !doc || !ctxt->wellFormed || doc->intSubset || !xmlDocGetRootElement(doc)) {
         const xmlError *e = xmlCtxtGetLastError(ctxt);
@@ -625,7 +627,7 @@ int etl_manifest_parse(etl_schema_set *set, const char *xml, size_t length, cons
 {
     if (!origin) origin = "(manifest)";
     int rc;
-    xmlDocPtr doc = parse_document(xml, length, origin, err, &rc);
+    xmlDocPtr doc = mx_parse_document(xml, length, origin, err, &rc);
     if (!doc) return rc;
     mx_context ctx;
     memset(&ctx, 0, sizeof(ctx));
@@ -634,8 +636,10 @@ int etl_manifest_parse(etl_schema_set *set, const char *xml, size_t length, cons
     ctx.err = err;
     xmlNode *root = xmlDocGetRootElement(doc);
     size_t before = set->provider_count;
-    rc = load_strings(&ctx, root, err);
-    if (rc == ETL_OK) rc = walk_providers(&ctx, (xmlNode *)doc, 0, err);
+    /* WEPExplorer's provider dumps: <Providers><Provider><Metadata>... (manifest_wep.c) */
+    int wep = mx_is(root, "Providers");
+    rc = wep ? mx_wep_parse(&ctx, root, err) : load_strings(&ctx, root, err);
+    if (rc == ETL_OK && !wep) rc = walk_providers(&ctx, (xmlNode *)doc, 0, err);
     if (rc == ETL_OK) rc = ctx.first_rc;
     if (rc != ETL_OK && ctx.skipped > 1 && err && rc != ETL_ERR_NOMEM) {
         size_t l = strlen(err->message);
@@ -644,9 +648,7 @@ int etl_manifest_parse(etl_schema_set *set, const char *xml, size_t length, cons
     }
     if (rc == ETL_OK && set->provider_count == before && !ctx.saw_events)
         rc = etl_schema_fail(err, ETL_ERR_SCHEMA, origin, UINT64_MAX, "%s",
-                             mx_is(root, "Providers")
-                                 ? "a provider-metadata listing (<Providers><Provider><Metadata>, as WEPExplorer or "
-                                   "Get-WinEvent -ListProvider write it), not an instrumentation manifest: not supported"
+                             wep ? "no <Provider> with a <Name> and a <Guid> in this provider listing"
                                  : "no instrumentation/events/provider element: not an instrumentation manifest");
     free(ctx.strings);
     xmlFreeDoc(doc);

@@ -200,7 +200,7 @@ static void unflatten_perfview_struct(const xmlNode *t, const xmlNode *const *no
     last->map = NULL;
 }
 
-static int parse_template(mx_context *ctx, const xmlNode *t, mx_template *out, etl_error *err)
+int mx_parse_template(mx_context *ctx, const xmlNode *t, mx_template *out, etl_error *err)
 {
     etl_arena *arena = &ctx->set->arena;
     long total = count_fields(t, 0);
@@ -290,7 +290,7 @@ int mx_parse_templates(mx_context *ctx, const xmlNode *provider, etl_error *err)
             mx_template *out = &ctx->templates[ctx->template_count];
             out->tid = mx_attr(t, "tid");
             if (!out->tid) { ctx->set->unresolved_strings++; continue; }
-            int rc = parse_template(ctx, t, out, mx_err(ctx));
+            int rc = mx_parse_template(ctx, t, out, mx_err(ctx));
             if (rc == ETL_ERR_NOMEM) return rc;
             if (rc != ETL_OK) {
                 /* events using this template are left out (their records decode as "no schema"); the rest

@@ -70,5 +70,14 @@ const char *mx_resolve(mx_context *ctx, const char *text);
 int mx_parse_maps(mx_context *ctx, const xmlNode *provider, etl_error *err);
 int mx_parse_templates(mx_context *ctx, const xmlNode *provider, etl_error *err);
 const mx_template *mx_find_template(const mx_context *ctx, const char *tid);
+/* One <template> element (data/struct children) → out->properties; out->tid names it in messages. */
+int mx_parse_template(mx_context *ctx, const xmlNode *t, mx_template *out, etl_error *err);
+
+/* manifest.c: a hardened libxml2 parse (no network, a DOCTYPE stops it, size cap); NULL and *rc set on
+ * refusal, with err naming `origin` and the line of the first error. */
+xmlDocPtr mx_parse_document(const char *xml, size_t length, const char *origin, etl_error *err, int *rc);
+
+/* manifest_wep.c: a WEPExplorer provider dump (root <Providers>) → ctx->set. */
+int mx_wep_parse(mx_context *ctx, const xmlNode *root, etl_error *err);
 
 #endif
