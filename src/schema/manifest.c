@@ -648,7 +648,7 @@ int etl_manifest_parse(etl_schema_set *set, const char *xml, size_t length, cons
     }
     if (rc == ETL_OK && set->provider_count == before && !ctx.saw_events)
         rc = etl_schema_fail(err, ETL_ERR_SCHEMA, origin, UINT64_MAX, "%s",
-                             wep ? "no <Provider> with a <Name> and a <Guid> in this provider listing"
+                             wep ? "no <Provider> with a valid <Guid> in this provider listing"
                                  : "no instrumentation/events/provider element: not an instrumentation manifest");
     free(ctx.strings);
     xmlFreeDoc(doc);
