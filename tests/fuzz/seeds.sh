@@ -6,7 +6,8 @@
 #  reader (default DIR build-fuzz/seeds/reader): every corpus trace up to 1 MiB, and the first 192 KiB of
 #    the larger ones.
 #  schema (default DIR build-fuzz/seeds/schema): selector byte 0 + every manifest of testdata/schemas (up to
-#    256 KiB), 1 + every mc.exe-compiled WEVT_TEMPLATE blob, 2 + every test PE.
+#    256 KiB) and three synthetic WEPExplorer provider listings, 1 + every mc.exe-compiled WEVT_TEMPLATE blob,
+#    2 + every test PE.
 set -eu
 target=${1:-decompress}
 dir=${2:-build-fuzz/seeds/$target}
@@ -18,6 +19,30 @@ if [ "$target" = schema ]; then
         [ -f "$f" ] && [ "$(wc -c < "$f")" -le 262144 ] || continue
         { printf '\000'; cat "$f"; } > "$dir/man-$(basename "$f")"
     done
+    # WEPExplorer listings (<Providers>, manifest_wep.c): names mapped back to values, a CDATA template with a
+    # counted struct, a provider without events and one without a GUID
+    wep_head='<Providers><Provider><Name>Syn-Wep</Name><Metadata><Guid>{3A4B5C6D-7E8F-4A0B-9C1D-2E3F4A5B6C7D}</Guid>'
+    { printf '\000%s' "$wep_head"
+      printf '%s' '<Channels><Channel><Message>Syn/Op</Message><Path>Syn-Wep/Operational</Path><Index>0</Index>'
+      printf '%s' '<Id>16</Id></Channel></Channels><Levels><Level><Message>Warning</Message><Name>win:Warning</Name>'
+      printf '%s' '<Value>3</Value></Level></Levels><Tasks><Task><Message>Connect</Message><Name>T1</Name><Value>1</Value>'
+      printf '%s' '</Task></Tasks><Opcodes><Opcode><Message>Begin</Message><Name>O1</Name><Value>10</Value><Task>1</Task>'
+      printf '%s' '</Opcode></Opcodes><Keywords><Keyword><Message></Message><Name>K1</Name><Value>16</Value></Keyword>'
+      printf '%s' '</Keywords></Metadata><EventMetadata><Event><Id>1</Id><Version>0</Version><Channel>Syn/Op</Channel>'
+      printf '%s' '<Level>Warning</Level><Task>Connect</Task><Opcode>Begin</Opcode><Keyword>K1</Keyword>'
+      printf '%s\n' '<Message><![CDATA['
+      printf '%s' 'Value %1 of %2.]]></Message><Template><![CDATA['
+      printf '\n%s\n' '<template xmlns="http://schemas.microsoft.com/win/2004/08/events">'
+      printf '%s\n' '<data name="N" inType="win:UInt16"/><struct name="S" count="N"><data name="V" inType="win:UInt32"/></struct>'
+      printf '%s' '</template>]]></Template></Event></EventMetadata></Provider></Providers>'; } > "$dir/wep-names.xml"
+    { printf '\000%s' "$wep_head"
+      printf '%s' '</Metadata><EventMetadata></EventMetadata></Provider><Provider><Name>Syn-NoGuid</Name>'
+      printf '%s' '<Metadata></Metadata></Provider></Providers>'; } > "$dir/wep-noguid.xml"
+    { printf '\000%s' "$wep_head"
+      printf '%s' '</Metadata><EventMetadata><Event><Id>2</Id><Version>1</Version><Level>Information</Level>'
+      printf '%s' '<Opcode>Stop</Opcode><Template><![CDATA[<template><data name="A" inType="win:UnicodeString"/>'
+      printf '%s' '<data name="B" inType="win:Binary" length="A"/></template>]]></Template></Event></EventMetadata>'
+      printf '%s' '</Provider></Providers>'; } > "$dir/wep-winmeta.xml"
     for f in testdata/schemas/wevt-mc-testcases/*.wevt.*.bin; do { printf '\001'; cat "$f"; } > "$dir/crim-$(basename "$f")"; done
     for f in testdata/schemas/pe-wevt/*/*.dll testdata/schemas/pe-wevt/*.bin; do { printf '\002'; cat "$f"; } > "$dir/pe-$(basename "$f")"; done
     echo "$(ls "$dir" | wc -l) seeds in $dir"
