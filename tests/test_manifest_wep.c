@@ -402,6 +402,45 @@ static void test_too_many_entries(void **state)
     free(xml);
 }
 
+/* Past line 65535 (libxml2's node line field), lines still come from XML_PARSE_BIG_LINES: the event's line
+ * is the file's, and a template error names the <Template> line and the line inside the template. */
+static void test_lines_past_65535(void **state)
+{
+    (void)state;
+    const size_t pad = 70000;
+    static const char head[] = "<Providers>\n<Provider><Name>Syn-Long</Name><Metadata><Guid>" GUID_TEXT
+                               "</Guid></Metadata><EventMetadata>\n";
+    static const char tail[] = "<Event><Id>3</Id><Version>0</Version><Level>Nowhere</Level></Event>\n"
+                               "<Event><Id>9</Id><Version>0</Version><Template><![CDATA[\n<template>\n"
+                               "<data name=\"B\" inType=\"win:Nope\"/>\n</template>]]></Template></Event>\n"
+                               "<Event><Id>1</Id><Version>0</Version></Event>\n"
+                               "</EventMetadata></Provider></Providers>\n";
+    char *xml = malloc(sizeof(head) + pad + sizeof(tail));
+    assert_non_null(xml);
+    memcpy(xml, head, sizeof(head) - 1);
+    memset(xml + sizeof(head) - 1, '\n', pad);
+    memcpy(xml + sizeof(head) - 1 + pad, tail, sizeof(tail));
+    etl_schema_set set;
+    etl_error err;
+    assert_int_equal(parse(xml, &set, &err), ETL_ERR_SCHEMA);
+    /* first error: the unknown level, on line 2 + 70000 + 1 */
+    if (!strstr(err.message, "dump.xml: line 70003: event 3 version 0: <Level> 'Nowhere'"))
+        fail_msg("%s", err.message);
+    assert_int_equal(set.event_count, 1);
+    etl_schema_set_free(&set);
+    /* the template error alone: <Template> on line 70003, the bad field on the template's second line */
+    char *at = strstr(xml, "<Event><Id>3</Id>");
+    assert_non_null(at);
+    memmove(at, at + 68, strlen(at + 68) + 1);   /* drop the first event (68 bytes, its line break included) */
+    assert_int_equal(parse(xml, &set, &err), ETL_ERR_SCHEMA);
+    if (!strstr(err.message, "dump.xml: line 70003: <Template> of event 9 version 0: line 2: template 'event 9 version "
+                             "0' field 'B': unknown inType 'win:Nope'"))
+        fail_msg("%s", err.message);
+    assert_int_equal(set.event_count, 1);
+    etl_schema_set_free(&set);
+    free(xml);
+}
+
 /* A listing without any usable provider is an error, not an empty success. */
 static void test_no_provider(void **state)
 {
@@ -424,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_doctype_in_cdata),
         cmocka_unit_test(test_huge_numbers),
         cmocka_unit_test(test_too_many_entries),
+        cmocka_unit_test(test_lines_past_65535),
         cmocka_unit_test(test_no_provider),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,7 +92,16 @@ static const char *child_text(mx_context *ctx, const xmlNode *n, const char *nam
     return text_of(ctx, child(n, name));
 }
 
-static long line_of(const xmlNode *n) { return n ? xmlGetLineNo(n) : 0; }
+/* libxml2 keeps lines past 65535 (XML_PARSE_BIG_LINES) only for text nodes: an element holding just CDATA
+ * (<Template>) is then placed at its parent's line. */
+static long line_of(const xmlNode *n)
+{
+    for (int depth = 0; n && depth < WEP_MAX_NODE_DEPTH; n = n->parent, depth++) {
+        long line = xmlGetLineNo(n);
+        if (n->line < 65535 || line > 65535) return line;
+    }
+    return 65535;
+}
 
 /* WEPExplorer starts every CDATA block on a new line: that first line break is layout, not text. */
 static const char *skip_layout_break(const char *text)
@@ -297,14 +306,25 @@ static int resolve_keywords(const wep_event_ctx *ec, const wep_list *l, uint64_t
     }
 }
 
-/* The template's lines count from the <Template> element's line (so messages name the file's line). */
+/* Largest line number of the elements below n (libxml2 keeps up to 65535 in xmlNode.line). */
+static long last_line(const xmlNode *n, int depth)
+{
+    long last = 0;
+    for (; n && depth <= WEP_MAX_NODE_DEPTH; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE) continue;
+        long below = last_line(n->children, depth + 1);
+        if ((long)n->line > last) last = n->line;
+        if (below > last) last = below;
+    }
+    return last;
+}
+
+/* The template's lines counted from `base`, the file line where the CDATA text starts. */
 static void shift_lines(xmlNode *n, long base, int depth)
 {
-    if (depth > WEP_MAX_NODE_DEPTH) return;
-    for (; n; n = n->next) {
+    for (; n && depth <= WEP_MAX_NODE_DEPTH; n = n->next) {
         if (n->type != XML_ELEMENT_NODE) continue;
-        long line = base + (long)n->line - 1;
-        n->line = (unsigned short)(line > 65535 ? 65535 : line);
+        n->line = (unsigned short)(base + (long)n->line - 1);
         shift_lines(n->children, base, depth + 1);
     }
 }
@@ -337,15 +357,19 @@ static int parse_event_template(const wep_event_ctx *ec, etl_event_info *ev, etl
         mx_failed(ctx, ETL_ERR_SCHEMA);
         rc = 1;
     } else {
-            long base = line_of(te);
+        /* messages name the file's line; past libxml2's 65535 they name the <Template> and the CDATA's line */
+        long base = line_of(te);
         for (const char *q = text; q < p; q++) base += *q == '\n';
-        shift_lines(root, base, 0);
+        const char *origin = ctx->origin;
+        if (base + last_line(root, 0) <= 65535) shift_lines(root, base, 0);
+        else ctx->origin = where;
         char tid[80];
         snprintf(tid, sizeof(tid), "event %llu version %llu", (unsigned long long)ec->id,
                  (unsigned long long)ec->version);
         mx_template t = {tid, NULL, 0, 0, 0};
         ctx->map_count = 0;   /* the dumps carry no maps: mapped fields show their numbers */
         rc = mx_parse_template(ctx, root, &t, mx_err(ctx));
+        ctx->origin = origin;
         if (rc == ETL_OK) {
             ev->properties = t.properties;
             ev->property_count = t.property_count;
