@@ -157,7 +157,7 @@ static int parse_list(mx_context *ctx, const xmlNode *metadata, const wep_list_s
             (spec == &OPCODES && task_text && (mx_number(task_text, &task) || task > UINT16_MAX)) ||
             (spec == &CHANNELS && index_text && mx_number(index_text, &index))) {
             etl_schema_fail(mx_err(ctx), ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
-                            "line %ld: <%s> '%s': no <%s>, or <%s> '%s' is not a number up to %llu; entry left out",
+                            "line %ld: <%s> '%.120s': no <%s>, or <%s> '%.40s' is not a number up to %llu; entry left out",
                             line_of(c), spec->entry, name ? name : "", spec->name_tag, spec->value_tag,
                             value ? value : "(none)", (unsigned long long)spec->max_value);
             mx_failed(ctx, ETL_ERR_SCHEMA);
