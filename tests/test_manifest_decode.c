@@ -16,6 +16,7 @@
 
 #include "etl/etl_schema.h"
 #include "support/corpus.h"
+#include "support/synthetic_record.h"
 
 /* ---- decoding a whole trace ---------------------------------------------------------------------------- */
 
@@ -640,18 +641,7 @@ static void test_message_escapes(void **state)
         payload[n++] = (uint8_t)(values[i] >> 16); payload[n++] = (uint8_t)(values[i] >> 24);
     }
     etl_event_record rec;
-    memset(&rec, 0, sizeof(rec));
-    assert_int_equal(etl_guid_parse("{6c1a1a2b-0000-4000-8000-00000000abcd}", &rec.header.provider_id), 0);
-    rec.header.descriptor.id = 7;
-    rec.header.descriptor.level = 3;
-    rec.header.descriptor.opcode = 1;
-    rec.header.process_id = 1;
-    rec.header.thread_id = 2;
-    rec.kind = ETL_KIND_EVENT64;
-    rec.pointer_size = 8;
-    rec.kernel_group = 0xFFFF;
-    rec.user_data = payload;
-    rec.user_data_length = (uint16_t)n;
+    assert_int_equal(synthetic_record(&rec, "{6c1a1a2b-0000-4000-8000-00000000abcd}", 7, 0, 3, 1, payload, n), 0);
     etl_decoder *d = etl_decoder_new(reg, NULL);
     const etl_decoded_event *ev;
     assert_int_equal(etl_decode_event(d, &rec, &ev), ETL_OK);

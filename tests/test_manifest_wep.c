@@ -15,6 +15,7 @@
 
 #include "etl/etl_schema.h"
 #include "schema/manifest_model.h"
+#include "support/synthetic_record.h"
 
 #define GUID_TEXT "{3A4B5C6D-7E8F-4A0B-9C1D-2E3F4A5B6C7D}"
 #define TEMPLATE_NS "<template xmlns=\"http://schemas.microsoft.com/win/2004/08/events\">\n"
@@ -236,18 +237,7 @@ static void test_message_substitution(void **state)
     payload[n++] = 7;                                                        /* Kind = 7 */
     for (int i = 0; i < 8; i++) payload[n++] = (uint8_t)(i == 0 ? 0x10 : 0); /* Address = 0x10 */
     etl_event_record rec;
-    memset(&rec, 0, sizeof(rec));
-    assert_int_equal(etl_guid_parse(GUID_TEXT, &rec.header.provider_id), 0);
-    rec.header.descriptor.id = 40;
-    rec.header.descriptor.version = 1;
-    rec.header.descriptor.level = 2;
-    rec.header.process_id = 1;
-    rec.header.thread_id = 2;
-    rec.kind = ETL_KIND_EVENT64;
-    rec.pointer_size = 8;
-    rec.kernel_group = 0xFFFF;
-    rec.user_data = payload;
-    rec.user_data_length = (uint16_t)n;
+    assert_int_equal(synthetic_record(&rec, GUID_TEXT, 40, 1, 2, 0, payload, n), 0);
     etl_decoder *d = etl_decoder_new(reg, NULL);
     const etl_decoded_event *ev;
     assert_int_equal(etl_decode_event(d, &rec, &ev), ETL_OK);
