@@ -7,7 +7,7 @@ K=testdata/tx/KernelNetwork.etl.gz
 MAN=testdata/schemas/real-man/microsoft-Tx/SystemEvents.man
 [ -f "$MAN" ] || { echo "not ok 1 - $MAN missing"; exit 1; }
 
-$ETLCONV $K -q > "$T/plain.xml"
+$ETLCONV $K -q --no-bundled-schemas > "$T/plain.xml"
 grep -q '<Provider Guid="{7dd42a49-5329-4832-8dfd-43d979153a88}" />' "$T/plain.xml"
 ok $? "without the manifest: Kernel-Network events have no provider name"
 grep -q '<BinaryEventData>' "$T/plain.xml"; ok $? "without the manifest: BinaryEventData"
@@ -23,6 +23,8 @@ done
 $ETLCONV -q -import "$MAN" $K | cmp -s - "$T/imported.xml"; ok $? "-import FILE then the trace: the trace ends the list"
 $ETLCONV $K -q --manifest "$(dirname "$MAN")" | cmp -s - "$T/imported.xml"; ok $? "--manifest DIR decodes the same"
 $ETLCONV $K -q --import="$MAN" | cmp -s - "$T/imported.xml"; ok $? "--import=FILE"
+# The same manifest ships with etlconv (src/schema/bundled): no option needed, same output.
+$ETLCONV $K -q | cmp -s - "$T/imported.xml"; ok $? "bundled SystemEvents.man: decoded with no option, as with -import"
 
 $ETLCONV $K -import "$T/missing.man" > /dev/null 2> "$T/err"; check $? 2 "missing manifest: exit 2"
 grep -q "missing.man" "$T/err"; ok $? "missing manifest: message names the file"

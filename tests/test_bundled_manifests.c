@@ -1,0 +1,210 @@
+/* The bundled Windows component manifests (src/schema/bundled: SystemEvents.man, HTTP_Server.man, ... from
+ * microsoft/Tx) decode manifest providers with no option. Oracles:
+ *  - net.4.5.2.x86 carries the recording machine's own description of its Microsoft-Windows-Kernel-* events
+ *    (KernelTraceControl metadata written by Windows' TDH; test_perfview_baselines checks that decode
+ *    against PerfView). Decoded instead with the bundled manifests alone (trace schemas ignored), every one
+ *    of those events must give the same field names and values, and per provider there must be as many as
+ *    PerfView's COUNT lines say;
+ *  - the microsoft/Tx traces, recorded to be read with these manifests, decode without a no-schema event. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etl/etl_schema.h"
+#include "support/baseline.h"
+
+#define NET452 "testdata/perfview/net.4.5.2.x86.etl.gz"
+#define NET452_BASELINE "testdata/perfview/net.4.5.2.x86.baseline.txt"
+#define KERNEL_PREFIX "Microsoft-Windows-Kernel-"
+#define MAX_PROVIDERS 16
+
+typedef struct provider_tally {
+    char name[128];
+    unsigned long compared, differ;
+} provider_tally;
+
+typedef struct comparison {
+    etl_decoder *embedded, *bundled;
+    provider_tally providers[MAX_PROVIDERS];
+    size_t provider_count;
+    unsigned long printed;
+} comparison;
+
+/* etl_open reads .etl.gz directly */
+static etl_trace *open_trace(const char *gz)
+{
+    const char *paths[1] = {gz};
+    etl_trace *trace;
+    etl_error err;
+    if (etl_open(&trace, paths, 1, NULL, &err) != ETL_OK) fail_msg("%s", err.message);
+    return trace;
+}
+
+/* What etlconv loads with no option (ignoring a caller's $ETLCONV_SCHEMA_PATH). */
+static etl_schema_registry *bundled_registry(void)
+{
+    etl_schema_registry *reg = etl_schema_registry_new();
+    assert_non_null(reg);
+    unsetenv("ETLCONV_SCHEMA_PATH");
+    etl_error err;
+    if (etl_schema_load_bundled(reg, &err) != ETL_OK) fail_msg("%s", err.message);
+    return reg;
+}
+
+static provider_tally *tally_for(comparison *c, const char *provider)
+{
+    for (size_t i = 0; i < c->provider_count; i++)
+        if (strcmp(c->providers[i].name, provider) == 0) return &c->providers[i];
+    assert_true(c->provider_count < MAX_PROVIDERS);
+    provider_tally *t = &c->providers[c->provider_count++];
+    snprintf(t->name, sizeof t->name, "%s", provider);
+    return t;
+}
+
+/* Same fields, in the same order, with the same values. Fields are copied out of the first decode before the
+ * second one runs (both decoders own their results). */
+static int same_fields(const etl_decoded_event *a, const etl_decoded_event *b, char *why, size_t cap)
+{
+    if (a->field_count != b->field_count) {
+        snprintf(why, cap, "%zu fields vs %zu", a->field_count, b->field_count);
+        return 0;
+    }
+    for (size_t i = 0; i < a->field_count; i++) {
+        const etl_field *x = &a->fields[i], *y = &b->fields[i];
+        if (strcmp(x->name ? x->name : "", y->name ? y->name : "") != 0 ||
+            strcmp(x->value ? x->value : "", y->value ? y->value : "") != 0) {
+            snprintf(why, cap, "field %zu: %s=%s vs %s=%s", i, x->name, x->value, y->name, y->value);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int on_record(const etl_event_record *rec, void *ctx)
+{
+    comparison *c = ctx;
+    const etl_decoded_event *a, *b;
+    if (etl_decode_event(c->embedded, rec, &a) != ETL_OK) return 1;
+    if (a->source != ETL_SOURCE_EMBEDDED_TDH || strncmp(a->provider_name, KERNEL_PREFIX, strlen(KERNEL_PREFIX)))
+        return etl_decode_event(c->bundled, rec, &b) != ETL_OK;  /* keep the second decoder's state in step */
+    /* etl_decode_event's result lives until the decoder's next call, so both can be held at once */
+    if (etl_decode_event(c->bundled, rec, &b) != ETL_OK) return 1;
+    provider_tally *t = tally_for(c, a->provider_name);
+    t->compared++;
+    char why[512] = "";
+    int ok = b->status == ETL_DECODE_OK && b->source == ETL_SOURCE_BUNDLED &&
+             strcmp(a->provider_name, b->provider_name) == 0 && same_fields(a, b, why, sizeof why);
+    if (!ok) {
+        t->differ++;
+        if (c->printed++ < 10)
+            printf("  DIFFER %s %s id %u v%u: bundled status %d source %d %s\n", a->provider_name, a->event_name,
+                   rec->header.descriptor.id, rec->header.descriptor.version, b->status, b->source, why);
+    }
+    return 0;
+}
+
+/* PerfView's COUNT lines summed per provider ("<Provider>/<Event>:N"). */
+static unsigned long perfview_count(const baseline *base, const char *provider)
+{
+    unsigned long n = 0;
+    size_t len = strlen(provider);
+    for (size_t i = 0; i < base->count_count; i++)
+        if (strncmp(base->counts[i].key, provider, len) == 0 && base->counts[i].key[len] == '/')
+            n += base->counts[i].count;
+    return n;
+}
+
+static void test_kernel_providers_match_trace_metadata(void **state)
+{
+    (void)state;
+    etl_trace *trace = open_trace(NET452);
+    etl_schema_registry *none = etl_schema_registry_new(), *bundled = bundled_registry();
+    assert_non_null(none);
+    comparison c;
+    memset(&c, 0, sizeof c);
+    c.embedded = etl_decoder_new(none, trace);
+    c.bundled = etl_decoder_new(bundled, trace);
+    assert_non_null(c.embedded);
+    assert_non_null(c.bundled);
+    etl_decoder_set_flags(c.bundled, ETL_DECODER_NO_TRACE_SCHEMAS);
+    assert_int_equal(etl_process(trace, on_record, &c), ETL_OK);
+
+    baseline base;
+    char berr[256];
+    if (baseline_load(NET452_BASELINE, &base, berr, sizeof berr) != 0) fail_msg("%s", berr);
+    unsigned long total = 0, differ = 0, want_total = 0;
+    for (size_t i = 0; i < c.provider_count; i++) {
+        const provider_tally *t = &c.providers[i];
+        unsigned long want = perfview_count(&base, t->name);
+        printf("%s: %lu events described by the trace's metadata, %lu differ with the bundled manifests "
+               "(PerfView COUNT lines: %lu)\n", t->name, t->compared, t->differ, want);
+        assert_int_equal(t->compared, want);
+        total += t->compared;
+        differ += t->differ;
+    }
+    /* every Kernel-* provider PerfView counted was compared (none missed because its decode failed) */
+    for (size_t i = 0; i < base.count_count; i++)
+        if (strncmp(base.counts[i].key, KERNEL_PREFIX, strlen(KERNEL_PREFIX)) == 0) want_total += base.counts[i].count;
+    assert_true(total > 0);
+    assert_int_equal(total, want_total);
+    assert_int_equal(differ, 0);
+
+    baseline_free(&base);
+    etl_decoder_free(c.embedded);
+    etl_decoder_free(c.bundled);
+    etl_schema_registry_free(none);
+    etl_schema_registry_free(bundled);
+    etl_close(trace);
+}
+
+/* ---- the Tx traces with no option ------------------------------------------------------------------------ */
+
+static int on_decode(const etl_event_record *rec, void *ctx)
+{
+    const etl_decoded_event *ev;
+    return etl_decode_event(ctx, rec, &ev) != ETL_OK;
+}
+
+static void decode_with_defaults(const char *gz)
+{
+    etl_trace *trace = open_trace(gz);
+    etl_schema_registry *reg = bundled_registry();
+    etl_decoder *d = etl_decoder_new(reg, trace);
+    assert_non_null(d);
+    assert_int_equal(etl_process(trace, on_decode, d), ETL_OK);
+    const etl_decode_stats *s = etl_decoder_get_stats(d);
+    printf("%s: %lu decoded (%lu by bundled manifests), %lu no schema, %lu errors\n", gz,
+           (unsigned long)s->decoded, (unsigned long)s->by_source[ETL_SOURCE_BUNDLED], (unsigned long)s->no_schema,
+           (unsigned long)s->decode_errors);
+    /* the header event is the kernel's; every other event is the manifest provider's */
+    assert_int_equal(s->no_schema, 0);
+    assert_int_equal(s->decode_errors, 0);
+    assert_int_equal(s->by_source[ETL_SOURCE_BUNDLED] + s->by_source[ETL_SOURCE_KERNEL_MOF], s->decoded);
+    assert_true(s->by_source[ETL_SOURCE_BUNDLED] > 0);
+    etl_decoder_free(d);
+    etl_schema_registry_free(reg);
+    etl_close(trace);
+}
+
+static void test_tx_traces_decode_with_no_option(void **state)
+{
+    (void)state;
+    decode_with_defaults("testdata/tx/Process.etl.gz");
+    decode_with_defaults("testdata/tx/KernelNetwork.etl.gz");
+    decode_with_defaults("testdata/tx/CrossMachineHTTP.etl.gz");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kernel_providers_match_trace_metadata),
+        cmocka_unit_test(test_tx_traces_decode_with_no_option),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
