@@ -98,6 +98,11 @@ static void test_malformed(void **state)
         "<provider name=\"P\" guid=\"{nonsense}\"/></events></instrumentation></instrumentationManifest>";
     assert_int_equal(parse_text(bad_guid, sizeof(bad_guid) - 1, &err, NULL), ETL_ERR_SCHEMA);
     assert_non_null(strstr(err.message, "guid"));
+    /* a WinSxS manifest as Windows 10+ stores it: "DCM" 01 then a PA30 delta patch */
+    static const char dcm[] = "DCM\001PA30\x9a\x01\x02\x03\x04\x05";
+    assert_int_equal(parse_text(dcm, sizeof(dcm) - 1, &err, NULL), ETL_ERR_SCHEMA);
+    assert_non_null(strstr(err.message, "hostile.man"));
+    assert_non_null(strstr(err.message, "delta-compressed"));
 }
 
 static void test_deep_nesting(void **state)

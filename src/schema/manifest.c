@@ -626,6 +626,12 @@ xmlDocPtr mx_parse_document(const char *xml, size_t length, const char *origin, 
 int etl_manifest_parse(etl_schema_set *set, const char *xml, size_t length, const char *origin, etl_error *err)
 {
     if (!origin) origin = "(manifest)";
+    /* Windows 10+ keeps WinSxS\Manifests\*.manifest delta-compressed ("DCM\1" + a PA30 patch of a base
+     * manifest): say so instead of reporting a broken XML file */
+    if (length >= 4 && memcmp(xml, "DCM\001", 4) == 0)
+        return etl_schema_fail(err, ETL_ERR_SCHEMA, origin, 0,
+                               "WinSxS manifest in Windows' delta-compressed form (DCM/PA30), not XML: "
+                               "not supported; give the expanded XML or the binary with the WEVT_TEMPLATE");
     int rc;
     xmlDocPtr doc = mx_parse_document(xml, length, origin, err, &rc);
     if (!doc) return rc;
