@@ -418,6 +418,31 @@ static void test_malformed_dump_first_error_line(void **state)
     etl_schema_set_free(&set);
 }
 
+/* template="" naming no template of the provider (a typo mc would refuse): the event is left out, with an
+ * error naming the line, the event and the template, and the provider's other events load. Loaded without
+ * its fields it would decode every payload as unexplained extra bytes under the right event name. */
+static void test_undefined_template_reference(void **state)
+{
+    (void)state;
+    static const char xml[] = OPEN
+        "    <templates><template tid=\"T_Good\"><data name=\"X\" inType=\"win:UInt32\"/></template></templates>\n"
+        "    <events>\n"
+        "     <event value=\"1\" version=\"2\" level=\"win:Informational\" template=\"T_Goood\"/>\n"
+        "     <event value=\"3\" level=\"win:Informational\" template=\"T_Good\"/>\n"
+        "    </events>\n" CLOSE END;
+    etl_schema_set set;
+    etl_error err;
+    assert_int_equal(parse(xml, &set, &err), ETL_ERR_SCHEMA);
+    assert_non_null(strstr(err.message, "real.man: line 7: event 1 version 2: template 'T_Goood' is not defined in "
+                                        "provider 'Syn-RealWorld'; event left out"));
+    assert_null(find_event(&set, 1, 2));
+    const etl_event_info *good = find_event(&set, 3, 0);
+    assert_non_null(good);
+    assert_int_equal(good->property_count, 1);
+    assert_int_equal(set.event_count, 1);
+    etl_schema_set_free(&set);
+}
+
 /* A manifest written as UTF-16 and later converted to UTF-8 (iconv, an editor, a git filter) keeps its
  * declaration encoding="UTF-16"; public repositories hold many such files. The bytes are plainly 8-bit (no
  * UTF-16 byte order mark, no NUL byte), so they are read as UTF-8: non-ASCII text survives, with or without
@@ -539,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_perfview_dump_opcode_names),
         cmocka_unit_test(test_channel_without_name),
         cmocka_unit_test(test_malformed_dump_first_error_line),
+        cmocka_unit_test(test_undefined_template_reference),
         cmocka_unit_test(test_utf16_label_on_utf8_bytes),
         cmocka_unit_test(test_provider_listing_loads),
         cmocka_unit_test(test_large_manifest),

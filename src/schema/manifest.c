@@ -464,13 +464,21 @@ static int parse_event(mx_context *ctx, const xmlNode *e, const mx_provider *p, 
             ctx->skipped++;
             return ETL_OK;
         }
-        if (t) {
-            ev->properties = t->properties;
-            ev->property_count = t->property_count;
-            ev->top_level_count = t->top_level_count;
-        } else {
-            set->unresolved_strings++;
+        if (!t) {
+            /* a typo in template="" (mc refuses it): loading the event without its fields would decode every
+             * payload as "extra bytes" under the right name; left out, it decodes as "no schema", and this
+             * says why */
+            set->event_count--;
+            etl_schema_fail(mx_err(ctx), ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
+                            "line %d: event %llu version %llu: template '%.120s' is not defined in provider '%.120s'; "
+                            "event left out", e->line, (unsigned long long)id, (unsigned long long)version, a,
+                            sp->name ? sp->name : "?");
+            mx_failed(ctx, ETL_ERR_SCHEMA);
+            return ETL_OK;
         }
+        ev->properties = t->properties;
+        ev->property_count = t->property_count;
+        ev->top_level_count = t->top_level_count;
     }
     return ETL_OK;
 }
