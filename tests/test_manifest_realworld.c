@@ -418,6 +418,70 @@ static void test_malformed_dump_first_error_line(void **state)
     etl_schema_set_free(&set);
 }
 
+/* template="" naming no template of the provider (a typo mc would refuse): the event is left out, with an
+ * error naming the line, the event and the template, and the provider's other events load. Loaded without
+ * its fields it would decode every payload as unexplained extra bytes under the right event name. */
+static void test_undefined_template_reference(void **state)
+{
+    (void)state;
+    static const char xml[] = OPEN
+        "    <templates><template tid=\"T_Good\"><data name=\"X\" inType=\"win:UInt32\"/></template></templates>\n"
+        "    <events>\n"
+        "     <event value=\"1\" version=\"2\" level=\"win:Informational\" template=\"T_Goood\"/>\n"
+        "     <event value=\"3\" level=\"win:Informational\" template=\"T_Good\"/>\n"
+        "    </events>\n" CLOSE END;
+    etl_schema_set set;
+    etl_error err;
+    assert_int_equal(parse(xml, &set, &err), ETL_ERR_SCHEMA);
+    assert_non_null(strstr(err.message, "real.man: line 7: event 1 version 2: template 'T_Goood' is not defined in "
+                                        "provider 'Syn-RealWorld'; event left out"));
+    assert_null(find_event(&set, 1, 2));
+    const etl_event_info *good = find_event(&set, 3, 0);
+    assert_non_null(good);
+    assert_int_equal(good->property_count, 1);
+    assert_int_equal(set.event_count, 1);
+    etl_schema_set_free(&set);
+}
+
+/* A manifest written as UTF-16 and later converted to UTF-8 (iconv, an editor, a git filter) keeps its
+ * declaration encoding="UTF-16"; public repositories hold many such files. The bytes are plainly 8-bit (no
+ * UTF-16 byte order mark, no NUL byte), so they are read as UTF-8: non-ASCII text survives, with or without
+ * a UTF-8 byte order mark. A really 8-bit non-UTF-8 file under that label is still refused. */
+static void test_utf16_label_on_utf8_bytes(void **state)
+{
+    (void)state;
+    static const char body[] = OPEN
+        "    <events><event value=\"1\" level=\"win:Informational\" message=\"$(string.m)\"/></events>\n" CLOSE
+        " <localization><resources culture=\"en-US\"><stringTable>\n"
+        "  <string id=\"m\" value=\"caf\xc3\xa9 \xe2\x82\xac%1\"/>\n"
+        " </stringTable></resources></localization>\n" END;
+    static const char *const decls[] = {"<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n",
+                                        "\xef\xbb\xbf<?xml version='1.0' encoding = 'utf-16' standalone='yes'?>\n",
+                                        "<?xml version=\"1.0\" encoding=\"UTF-16LE\"?>\n"};
+    char xml[sizeof(body) + 128];
+    for (size_t i = 0; i < sizeof(decls) / sizeof(decls[0]); i++) {
+        snprintf(xml, sizeof(xml), "%s%s", decls[i], body);
+        etl_schema_set set;
+        etl_error err;
+        assert_int_equal(parse(xml, &set, &err), ETL_OK);
+        const etl_event_info *e = find_event(&set, 1, 0);
+        assert_non_null(e);
+        assert_string_equal(e->message, "caf\xc3\xa9 \xe2\x82\xac%1");
+        etl_schema_set_free(&set);
+    }
+    /* Latin-1 bytes under the same label: not UTF-8 either, refused with the line */
+    snprintf(xml, sizeof(xml), "%s%s", decls[0], body);
+    char *accent = strstr(xml, "caf\xc3\xa9");
+    assert_non_null(accent);
+    memmove(accent + 4, accent + 5, strlen(accent + 5) + 1);
+    accent[3] = (char)0xe9;
+    etl_schema_set set;
+    etl_error err;
+    assert_int_equal(parse(xml, &set, &err), ETL_ERR_SCHEMA);
+    assert_non_null(strstr(err.message, "real.man: not well-formed XML (line "));
+    etl_schema_set_free(&set);
+}
+
 /* WEPExplorer's provider listings load through their own reader (manifest_wep.c, tests/test_manifest_wep.c):
  * here only that the root <Providers> is taken for that form, not refused as "no instrumentation". */
 static void test_provider_listing_loads(void **state)
@@ -500,6 +564,8 @@ int main(void)
         cmocka_unit_test(test_perfview_dump_opcode_names),
         cmocka_unit_test(test_channel_without_name),
         cmocka_unit_test(test_malformed_dump_first_error_line),
+        cmocka_unit_test(test_undefined_template_reference),
+        cmocka_unit_test(test_utf16_label_on_utf8_bytes),
         cmocka_unit_test(test_provider_listing_loads),
         cmocka_unit_test(test_large_manifest),
     };

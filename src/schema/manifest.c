@@ -464,13 +464,21 @@ static int parse_event(mx_context *ctx, const xmlNode *e, const mx_provider *p, 
             ctx->skipped++;
             return ETL_OK;
         }
-        if (t) {
-            ev->properties = t->properties;
-            ev->property_count = t->property_count;
-            ev->top_level_count = t->top_level_count;
-        } else {
-            set->unresolved_strings++;
+        if (!t) {
+            /* a typo in template="" (mc refuses it): loading the event without its fields would decode every
+             * payload as "extra bytes" under the right name; left out, it decodes as "no schema", and this
+             * says why */
+            set->event_count--;
+            etl_schema_fail(mx_err(ctx), ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
+                            "line %d: event %llu version %llu: template '%.120s' is not defined in provider '%.120s'; "
+                            "event left out", e->line, (unsigned long long)id, (unsigned long long)version, a,
+                            sp->name ? sp->name : "?");
+            mx_failed(ctx, ETL_ERR_SCHEMA);
+            return ETL_OK;
         }
+        ev->properties = t->properties;
+        ev->property_count = t->property_count;
+        ev->top_level_count = t->top_level_count;
     }
     return ETL_OK;
 }
@@ -586,6 +594,29 @@ static void keep_first_error(void *user, mx_xml_error e)
     while (l && (d->message[l - 1] == '\n' || d->message[l - 1] == '\r')) d->message[--l] = '\0';
 }
 
+/* A document in 8-bit form (no UTF-16 byte order mark, no NUL byte in its first two) whose XML declaration
+ * still says UTF-16: a UTF-16 manifest converted to UTF-8 (iconv, an editor, a git filter) keeps the
+ * declaration it was written with, and such files are common in public repositories. libxml2 refuses it
+ * ("Document labelled UTF-16 but has UTF-8 content"); the bytes themselves leave no doubt, so the parse
+ * reads them as UTF-8 and ignores the label. */
+static int labelled_utf16_but_8bit(const char *xml, size_t length)
+{
+    const unsigned char *p = (const unsigned char *)xml;
+    if (length >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) { p += 3; length -= 3; }
+    if (length < 6 || memcmp(p, "<?xml", 5) != 0) return 0;   /* also excludes FF FE / FE FF and "<\0" */
+    size_t end = 5;
+    while (end < length && end < 256 && p[end] != '>') end++;
+    char decl[260];
+    memcpy(decl, p, end);
+    decl[end] = '\0';
+    const char *enc = strstr(decl, "encoding");
+    if (!enc) return 0;
+    enc += 8;
+    while (*enc == ' ' || *enc == '\t' || *enc == '\r' || *enc == '\n' || *enc == '=') enc++;
+    if (*enc == '"' || *enc == '\'') enc++;
+    return strncasecmp(enc, "UTF-16", 6) == 0 || strncasecmp(enc, "unicode", 7) == 0;
+}
+
 xmlDocPtr mx_parse_document(const char *xml, size_t length, const char *origin, etl_error *err, int *rc)
 {
     *rc = ETL_OK;
@@ -603,7 +634,12 @@ xmlDocPtr mx_parse_document(const char *xml, size_t length, const char *origin, 
     /* BIG_LINES: xmlGetLineNo gives real line numbers past 65535 (big dumps) */
     int options =
         XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOBLANKS | XML_PARSE_BIG_LINES;
-    xmlDocPtr doc = xmlCtxtReadMemory(ctxt, xml, (int)length, origin, NULL, options);
+    const char *encoding = NULL;
+    if (labelled_utf16_but_8bit(xml, length)) {
+        encoding = "UTF-8";
+        options |= XML_PARSE_IGNORE_ENC;
+    }
+    xmlDocPtr doc = xmlCtxtReadMemory(ctxt, xml, (int)length, origin, encoding, options);
     if (diag.refused || !doc || !ctxt->wellFormed || doc->intSubset || !xmlDocGetRootElement(doc)) {
         const xmlError *e = xmlCtxtGetLastError(ctxt);
         char what[300];
