@@ -5,7 +5,9 @@
  *    against PerfView). Decoded instead with the bundled manifests alone (trace schemas ignored), every one
  *    of those events must give the same field names and values, and per provider there must be as many as
  *    PerfView's COUNT lines say;
- *  - the microsoft/Tx traces, recorded to be read with these manifests, decode without a no-schema event. */
+ *  - the microsoft/Tx traces, recorded to be read with these manifests, decode without a no-schema event.
+ * Bundled manifests load when a lookup first names one of their GUIDs (deferred_files.h): every corpus trace
+ * must decode exactly as with the folder loaded up front. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,9 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "etl/etl_schema.h"
+#include "schema/deferred_files.h"
 #include "support/baseline.h"
+#include "support/corpus.h"
 
 #define NET452 "testdata/perfview/net.4.5.2.x86.etl.gz"
 #define NET452_BASELINE "testdata/perfview/net.4.5.2.x86.baseline.txt"
@@ -200,9 +205,108 @@ static void test_tx_traces_decode_with_no_option(void **state)
     decode_with_defaults("testdata/tx/CrossMachineHTTP.etl.gz");
 }
 
+/* ---- deferred loading -------------------------------------------------------------------------------------- */
+
+static unsigned loads_a, loads_b;
+static void load_a(etl_schema_registry *r, const char *path) { (void)r, (void)path, loads_a++; }
+static void load_b(etl_schema_registry *r, const char *path) { (void)r, (void)path, loads_b++; }
+static int count_entries(const etl_event_info *info, etl_schema_key_kind kind, void *ctx)
+{
+    (void)info, (void)kind;
+    ++*(unsigned *)ctx;
+    return 0;
+}
+
+static void test_deferred_files_load_on_first_lookup(void **state)
+{
+    (void)state;
+    etl_guid a1, a2, b1, other;
+    assert_int_equal(etl_guid_parse("{22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716}", &a1), 0);
+    assert_int_equal(etl_guid_parse("{7dd42a49-5329-4832-8dfd-43d979153a88}", &a2), 0);
+    assert_int_equal(etl_guid_parse("{e13c0d23-ccbc-4e12-931b-d9cc2eee27e4}", &b1), 0);
+    /* same low byte of data1 as a1: passes the one-byte filter, must still not load anything */
+    assert_int_equal(etl_guid_parse("{000000d6-0000-0000-0000-000000000000}", &other), 0);
+    etl_schema_registry *r = etl_schema_registry_new();
+    assert_non_null(r);
+    etl_guid ga[2] = {a1, a2};
+    assert_int_equal(etl_schema_registry_defer_file(r, "a.man", ga, 2, load_a), ETL_OK);
+    assert_int_equal(etl_schema_registry_defer_file(r, "b.man", &b1, 1, load_b), ETL_OK);
+    loads_a = loads_b = 0;
+    assert_null(etl_schema_registry_find(r, ETL_KEY_MANIFEST, &other, 1, 0));
+    assert_null(etl_schema_registry_provider_name(r, &other));
+    assert_int_equal(loads_a + loads_b, 0);
+    assert_null(etl_schema_registry_find(r, ETL_KEY_MANIFEST, &a2, 1, 0));
+    assert_int_equal(loads_a, 1);
+    assert_null(etl_schema_registry_provider_name(r, &a1));   /* loaded already: not again */
+    assert_int_equal(loads_a, 1);
+    assert_int_equal(loads_b, 0);
+    unsigned n = 0;
+    etl_schema_registry_visit(r, count_entries, &n);           /* a visit sees everything: b loads */
+    assert_int_equal(loads_b, 1);
+    etl_schema_registry_free(r);
+}
+
+/* ---- deferred bundled loading = loading the folder up front ---------------------------------------------------- */
+
+typedef struct twin {
+    etl_decoder *eager, *lazy;
+    unsigned long events, differ;
+} twin;
+
+static int on_twin(const etl_event_record *rec, void *ctx)
+{
+    twin *t = ctx;
+    const etl_decoded_event *a, *b;
+    if (etl_decode_event(t->eager, rec, &a) != ETL_OK || etl_decode_event(t->lazy, rec, &b) != ETL_OK) return 1;
+    t->events++;
+    char why[512] = "";
+    if (a->status != b->status || a->source != b->source || strcmp(a->provider_name, b->provider_name) != 0 ||
+        strcmp(a->event_name, b->event_name) != 0 || !same_fields(a, b, why, sizeof why)) {
+        if (t->differ++ < 5)
+            printf("  DIFFER %s %s: status %d/%d source %d/%d %s\n", a->provider_name, a->event_name, a->status,
+                   b->status, a->source, b->source, why);
+    }
+    return 0;
+}
+
+static void test_deferred_bundled_decodes_like_eager(void **state)
+{
+    (void)state;
+    corpus_trace traces[64];
+    size_t n = corpus_traces(traces, 64);
+    assert_true(n >= 30);
+    unsigned long total = 0;
+    for (size_t i = 0; i < n; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "testdata/%.255s", traces[i].file);
+        struct stat st;
+        if (stat(path, &st) != 0 || st.st_size == 0) continue;   /* etwanalyzer/empty.etl: nothing to decode */
+        etl_trace *trace = open_trace(path);
+        etl_schema_registry *eager = etl_schema_registry_new(), *lazy = bundled_registry();
+        etl_error err;
+        if (etl_schema_load_directory(eager, "src/schema/bundled", ETL_SOURCE_BUNDLED, &err) != ETL_OK)
+            fail_msg("%s", err.message);
+        twin t = {etl_decoder_new(eager, trace), etl_decoder_new(lazy, trace), 0, 0};
+        assert_int_equal(etl_process(trace, on_twin, &t), ETL_OK);
+        if (t.differ) printf("%s: %lu of %lu events differ\n", path, t.differ, t.events);
+        assert_int_equal(t.differ, 0);
+        total += t.events;
+        etl_decoder_free(t.eager);
+        etl_decoder_free(t.lazy);
+        etl_schema_registry_free(eager);
+        etl_schema_registry_free(lazy);
+        etl_close(trace);
+    }
+    printf("deferred bundled manifests: %lu events of %zu corpus traces decoded as with the folder loaded up front\n",
+           total, n);
+    assert_true(total > 100000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_deferred_files_load_on_first_lookup),
+        cmocka_unit_test(test_deferred_bundled_decodes_like_eager),
         cmocka_unit_test(test_kernel_providers_match_trace_metadata),
         cmocka_unit_test(test_tx_traces_decode_with_no_option),
     };

@@ -7,11 +7,13 @@
  *   replaced by an earlier source, or by the same source again (an EventSource re-sends its manifest); a later
  *   source never overrides. A re-add identical to the stored description keeps it; replaced copies stay in
  *   the arena until the registry is freed (pointers handed out never dangle).
- * - Descriptions are deep-copied into a chunked arena, so callers may free theirs right after adding. */
+ * - Descriptions are deep-copied into a chunked arena, so callers may free theirs right after adding.
+ * - Deferred files (deferred_files.h) are loaded before the first lookup of a GUID they name. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "etl/etl_schema.h"
+#include "schema/deferred_files.h"
 
 /* ---- arena ------------------------------------------------------------------------------------------- */
 
@@ -95,6 +97,7 @@ struct etl_schema_registry {
     size_t provider_count, provider_capacity;
     uint32_t *provider_slots;
     size_t provider_slot_capacity;
+    etl_deferred_files *deferred;  /* files loaded on the first lookup of one of their GUIDs */
 };
 
 static uint64_t mix(uint64_t h)
@@ -203,7 +206,23 @@ void etl_schema_registry_free(etl_schema_registry *r)
     free(r->family_slots);
     free(r->providers);
     free(r->provider_slots);
+    etl_deferred_free(r->deferred);
     free(r);
+}
+
+int etl_schema_registry_defer_file(etl_schema_registry *r, const char *path, const etl_guid *guids,
+                                   size_t guid_count, etl_deferred_loader loader)
+{
+    if (!r) return ETL_ERR_ARG;
+    return etl_deferred_add(&r->deferred, path, guids, guid_count, loader);
+}
+
+/* Loads the deferred files naming `guid` (NULL: all) before a lookup. Lookups take a const registry; filling
+ * it here is a cache fill that does not change what any lookup returns, and every registry comes non-const
+ * from etl_schema_registry_new. */
+static void resolve_deferred(const etl_schema_registry *r, const etl_guid *guid)
+{
+    if (r->deferred) etl_deferred_load(r->deferred, (etl_schema_registry *)r, guid);
 }
 
 const char *etl_schema_source_name(etl_schema_source source)
@@ -361,7 +380,9 @@ int etl_schema_registry_add_provider(etl_schema_registry *r, const etl_guid *gui
 
 const char *etl_schema_registry_provider_name(const etl_schema_registry *r, const etl_guid *guid)
 {
-    if (!r || !guid || !r->provider_count) return NULL;
+    if (!r || !guid) return NULL;
+    resolve_deferred(r, guid);
+    if (!r->provider_count) return NULL;
     size_t slot = probe(r, r->provider_slots, r->provider_slot_capacity, hash_guid(guid), provider_match, guid);
     return r->provider_slots[slot] ? r->providers[r->provider_slots[slot] - 1].name : NULL;
 }
@@ -440,7 +461,9 @@ int etl_schema_registry_add(etl_schema_registry *r, const etl_event_info *info, 
 const etl_event_info *etl_schema_registry_find(const etl_schema_registry *r, etl_schema_key_kind kind,
                                                const etl_guid *guid, uint16_t id_or_opcode, uint8_t version)
 {
-    if (!r || !guid || !r->entry_count) return NULL;
+    if (!r || !guid) return NULL;
+    resolve_deferred(r, guid);
+    if (!r->entry_count) return NULL;
     schema_key k = make_key(kind, guid, id_or_opcode, version);
     size_t slot = probe(r, r->slots, r->slot_capacity, hash_key(&k, 1), entry_match, &k);
     if (r->slots[slot]) return r->entries[r->slots[slot] - 1].info;
@@ -462,6 +485,7 @@ const etl_event_info *etl_schema_registry_find(const etl_schema_registry *r, etl
 void etl_schema_registry_visit(const etl_schema_registry *r, etl_schema_visit_fn fn, void *ctx)
 {
     if (!r || !fn) return;
+    resolve_deferred(r, NULL);
     for (size_t i = 0; i < r->entry_count; i++)
         if (fn(r->entries[i].info, (etl_schema_key_kind)r->entries[i].key.kind, ctx)) return;
 }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "schema/deferred_files.h"
 #include "schema/manifest_model.h"
 
 #ifndef ETL_BUNDLED_SCHEMA_DIR
@@ -24,6 +25,7 @@ typedef struct walk_state {
     int first_rc;
     unsigned failures;
     unsigned loaded;
+    int defer;               /* manifests wait for a lookup of a GUID they name (bundled folder) */
 } walk_state;
 
 int etl_schema_load_pe_file(etl_schema_registry *registry, const char *path, etl_error *err)
@@ -86,6 +88,60 @@ static int mentions_instrumentation(const unsigned char *data, size_t size)
     return contains(data, size, le, 2 * n) || contains(data, size, be, 2 * n);
 }
 
+/* ---- bundled manifests, loaded when a trace first names one of their GUIDs ------------------------------- */
+
+#define MAX_DEFERRED_GUIDS 4096
+
+/* Every GUID written as an XML attribute value whose name ends in "guid" (provider guid, task eventGUID,
+ * controlGuid...), without parsing the document: over-inclusion only loads a file early. 0 when there are
+ * none or more than `max`. */
+static size_t scan_guids(const unsigned char *data, size_t size, etl_guid *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 4; i < size; i++) {
+        if (strncasecmp((const char *)data + i - 4, "guid", 4) != 0) continue;
+        size_t j = i;
+        while (j < size && (data[j] == ' ' || data[j] == '\t' || data[j] == '\r' || data[j] == '\n')) j++;
+        if (j >= size || data[j++] != '=') continue;
+        while (j < size && (data[j] == ' ' || data[j] == '\t' || data[j] == '\r' || data[j] == '\n')) j++;
+        if (j >= size || (data[j] != '"' && data[j] != '\'')) continue;
+        unsigned char quote = data[j++];
+        char text[40];
+        size_t k = 0;
+        while (j + k < size && data[j + k] != quote && k < sizeof(text) - 1) text[k] = (char)data[j + k], k++;
+        text[k] = '\0';
+        etl_guid g;
+        if (etl_guid_parse(text, &g) != 0) continue;
+        size_t seen = 0;
+        while (seen < n && !etl_guid_equal(&out[seen], &g)) seen++;
+        if (seen == n) {
+            if (n == max) return 0;   /* more than we keep: the caller loads the file now instead */
+            out[n++] = g;
+        }
+    }
+    return n;
+}
+
+static void load_one(walk_state *w, const char *path, int strict);
+
+static void load_deferred_manifest(etl_schema_registry *registry, const char *path)
+{
+    walk_state w = {registry, ETL_SOURCE_BUNDLED, NULL, ETL_OK, 0, 0, 0};
+    load_one(&w, path, 0);
+}
+
+/* Defers a manifest that names GUIDs; one that names none loads now, so that its error is seen. */
+static int defer_manifest(walk_state *w, const char *path, const unsigned char *data, size_t size)
+{
+    etl_guid *guids = malloc(MAX_DEFERRED_GUIDS * sizeof *guids);
+    size_t count = guids ? scan_guids(data, size, guids, MAX_DEFERRED_GUIDS) : 0;
+    int deferred =
+        count && etl_schema_registry_defer_file(w->registry, path, guids, count, load_deferred_manifest) == ETL_OK;
+    free(guids);
+    if (deferred) w->loaded++;
+    return deferred;
+}
+
 static void record_failure(walk_state *w, int rc, const etl_error *e)
 {
     w->failures++;
@@ -125,6 +181,10 @@ static void load_one(walk_state *w, const char *path, int strict)
     unsigned char *data;
     size_t size;
     int rc = etl_schema_read_file(path, ETL_MANIFEST_MAX_BYTES, &data, &size, &e);
+    if (rc == ETL_OK && w->defer && defer_manifest(w, path, data, size)) {
+        free(data);
+        return;
+    }
     if (rc == ETL_OK) {
         /* inside a folder, XML that is no instrumentation manifest is just skipped */
         if (!strict && !mentions_instrumentation(data, size)) rc = 1;
@@ -181,7 +241,7 @@ static int finish(walk_state *w, const char *what)
 int etl_schema_load_directory(etl_schema_registry *registry, const char *path, etl_schema_source source,
                               etl_error *err)
 {
-    walk_state w = {registry, source, err, ETL_OK, 0, 0};
+    walk_state w = {registry, source, err, ETL_OK, 0, 0, 0};
     struct stat st;
     if (!registry || !path) return etl_schema_fail(err, ETL_ERR_ARG, path, UINT64_MAX, "bad argument");
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -197,7 +257,7 @@ int etl_schema_load_path(etl_schema_registry *registry, const char *path, etl_sc
     if (loaded) *loaded = 0;
     if (!registry || !path) return etl_schema_fail(err, ETL_ERR_ARG, path, UINT64_MAX, "bad argument");
     if (stat(path, &st) != 0) return etl_schema_fail(err, ETL_ERR_IO, path, UINT64_MAX, "no such file or folder");
-    walk_state w = {registry, source, err, ETL_OK, 0, 0};
+    walk_state w = {registry, source, err, ETL_OK, 0, 0, 0};
     if (S_ISDIR(st.st_mode)) {
         walk(&w, path, 0);
         finish(&w, path);
@@ -246,7 +306,12 @@ int etl_schema_load_bundled(etl_schema_registry *registry, etl_error *err)
 {
     char dir[PATH_MAX];
     int rc = ETL_OK;
-    if (bundled_dir(dir, sizeof(dir)) == 0) rc = etl_schema_load_directory(registry, dir, ETL_SOURCE_BUNDLED, err);
+    if (!registry) return etl_schema_fail(err, ETL_ERR_ARG, "bundled schemas", UINT64_MAX, "bad argument");
+    if (bundled_dir(dir, sizeof(dir)) == 0) {
+        walk_state w = {registry, ETL_SOURCE_BUNDLED, err, ETL_OK, 0, 0, 1};
+        walk(&w, dir, 0);
+        rc = finish(&w, dir);
+    }
     const char *env = getenv("ETLCONV_SCHEMA_PATH");
     if (!env || !*env) return rc;
     char *copy = strdup(env);

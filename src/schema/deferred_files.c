@@ -1,0 +1,92 @@
+/* Deferred schema files: see deferred_files.h. A handful of files and a few dozen GUIDs, so plain arrays; the
+ * per-lookup cost when nothing matches is one byte test, or one GUID compare for the last GUID missed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema/deferred_files.h"
+
+typedef struct deferred_file {
+    char *path;
+    etl_deferred_loader loader;
+    int done;
+} deferred_file;
+
+typedef struct deferred_guid {
+    etl_guid guid;
+    size_t file;
+} deferred_guid;
+
+struct etl_deferred_files {
+    deferred_file *files;
+    size_t file_count;
+    deferred_guid *guids;
+    size_t guid_count;
+    size_t pending;             /* files not loaded yet */
+    unsigned char named[256];   /* low byte of data1 of some pending file's GUID */
+    etl_guid last_miss;         /* lookups come in runs of one provider */
+    int have_last_miss;
+};
+
+int etl_deferred_add(etl_deferred_files **set, const char *path, const etl_guid *guids, size_t guid_count,
+                     etl_deferred_loader loader)
+{
+    if (!set || !path || !loader || (guid_count && !guids)) return ETL_ERR_ARG;
+    etl_deferred_files *d = *set;
+    if (!d && !(d = *set = calloc(1, sizeof *d))) return ETL_ERR_NOMEM;
+    deferred_file *files = realloc(d->files, (d->file_count + 1) * sizeof *files);
+    if (!files) return ETL_ERR_NOMEM;
+    d->files = files;
+    deferred_guid *g = realloc(d->guids, (d->guid_count + guid_count + 1) * sizeof *g);
+    if (!g) return ETL_ERR_NOMEM;
+    d->guids = g;
+    char *copy = strdup(path);
+    if (!copy) return ETL_ERR_NOMEM;
+    d->files[d->file_count] = (deferred_file){copy, loader, 0};
+    for (size_t i = 0; i < guid_count; i++) {
+        d->guids[d->guid_count++] = (deferred_guid){guids[i], d->file_count};
+        d->named[guids[i].data1 & 0xFF] = 1;
+    }
+    d->file_count++;
+    d->pending++;
+    d->have_last_miss = 0;
+    return ETL_OK;
+}
+
+static void load_file(etl_deferred_files *d, etl_schema_registry *registry, size_t file)
+{
+    deferred_file *f = &d->files[file];
+    if (f->done) return;
+    f->done = 1;            /* before loading: the loader's own lookups must not come back here */
+    d->pending--;
+    f->loader(registry, f->path);
+}
+
+void etl_deferred_load(etl_deferred_files *d, etl_schema_registry *registry, const etl_guid *guid)
+{
+    if (!d || !d->pending) return;
+    if (!guid) {
+        for (size_t i = 0; i < d->file_count; i++) load_file(d, registry, i);
+        return;
+    }
+    if (!d->named[guid->data1 & 0xFF]) return;
+    if (d->have_last_miss && etl_guid_equal(&d->last_miss, guid)) return;
+    int found = 0;
+    for (size_t i = 0; i < d->guid_count; i++)
+        if (!d->files[d->guids[i].file].done && etl_guid_equal(&d->guids[i].guid, guid)) {
+            found = 1;
+            load_file(d, registry, d->guids[i].file);
+        }
+    if (!found) {
+        d->last_miss = *guid;
+        d->have_last_miss = 1;
+    }
+}
+
+void etl_deferred_free(etl_deferred_files *d)
+{
+    if (!d) return;
+    for (size_t i = 0; i < d->file_count; i++) free(d->files[i].path);
+    free(d->files);
+    free(d->guids);
+    free(d);
+}
