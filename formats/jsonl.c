@@ -1,10 +1,11 @@
 /* JSON Lines: one JSON object per event, one event per line. Members, always in this order:
  *   time, timestamp, provider, provider_guid, event, id, version, level, task, opcode, keywords, pid, tid,
  *   cpu, process, activity_id, related_activity_id, source[, schema_version], status, fields[, extra_payload]
- *   [, payload][, error]
+ *   [, payload][, error][, message]
  * `fields` maps names (schema order) to rendered values (strings); arrays become JSON arrays and structs
  * objects, following the decoder's BEGIN/END markers. `payload` is the hex of the undecoded bytes;
- * `extra_payload` the hex of the bytes after the last property of an event that decoded.
+ * `extra_payload` the hex of the bytes after the last property of an event that decoded; `message` the
+ * schema's event message with its inserts (XML's RenderingInfo/Message), when the schema has one.
  * Strings are escaped per RFC 8259 and malformed UTF-8 becomes U+FFFD, so every line is valid JSON. */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -170,6 +171,7 @@ static int jsonl_event(void *state, const etl_decoded_event *ev)
             put_member(tb, "error", ev->error ? ev->error : "");
         }
     }
+    if (ev->message) put_member(tb, "message", ev->message);
     etl_textbuf_puts(tb, "}\n");
     return fmt_buf_flush(tb, &st->sink);
 }

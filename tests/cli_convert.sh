@@ -197,7 +197,7 @@ check "$missing" "" "etlconv.1 documents every option of --help"
 N=testdata/perfview/net.4.5.2.x86.etl.gz
 PRIV="--provider Microsoft-Windows-DotNETRuntimePrivate --event 4"
 $ETLCONV -q $N $PRIV -of jsonl > "$T/priv.jsonl"
-check "$(grep -c '"status":"ok","fields":{},"extra_payload":"[0-9A-F]\{466\}"}$' "$T/priv.jsonl")" 80 \
+check "$(grep -c '"status":"ok","fields":{},"extra_payload":"[0-9A-F]\{466\}"[,}]' "$T/priv.jsonl")" 80 \
       "JSONL: the 233 bytes of each of the 80 Private PerHeapHistory events as extra_payload"
 check "$($ETLCONV -q $N $PRIV -of xml | grep -c 'win:ExtraPayload')" 0 "XML: tracerpt ignores bytes after the last property"
 check "$($ETLCONV -q $N $PRIV -of xml -lr | grep -c '<Data Name="win:ExtraPayload" Type="win:ErrorMoreData">0x[0-9A-F]\{466\}</Data>')" 80 \

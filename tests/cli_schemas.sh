@@ -61,3 +61,16 @@ $ETLCONV $K -import "$MAN" "$T/partial.man" > "$T/partial.xml" 2> "$T/err"; chec
 grep -q "warning: .*partial.man" "$T/err"; ok $? "... the warning names the file"
 cmp -s "$T/partial.xml" "$T/imported.xml"; ok $? "... and the conversion is complete"
 $ETLCONV $K -q -import "$MAN" "$T/partial.man" > /dev/null 2> "$T/err"; check "$(cat "$T/err")" "" "-q silences that warning"
+
+# JSON Lines carries the event message too. Oracle: HTTP_Server.man's text for HttpService event 12
+# ("Queued last response (corresponding to request ID %1) for sending. Status code is %2.") with the two fields
+# of the same line put in.
+H=testdata/tx/CrossMachineHTTP.etl.gz
+HMAN=testdata/schemas/real-man/microsoft-Tx/HTTP_Server.man
+line=$($ETLCONV $H -q -of json -import "$HMAN" | grep -m1 '"id":12,')
+rid=$(printf '%s' "$line" | sed -n 's/.*"RequestId":"\([^"]*\)".*/\1/p')
+status=$(printf '%s' "$line" | sed -n 's/.*"HttpStatus":"\([^"]*\)".*/\1/p')
+text=$(sed -n 's/.*<string id="string174" value="\([^"]*\)".*/\1/p' "$HMAN")
+want=$(printf '%s' "$text" | sed "s/%1/$rid/; s/%2/$status/")
+[ -n "$rid" ] && [ -n "$status" ] && [ -n "$text" ]; ok $? "HttpService event 12: fields and manifest text found"
+check "$(printf '%s' "$line" | sed -n 's/.*"message":"\([^"]*\)".*/\1/p')" "$want" "JSON Lines: message with its inserts"
