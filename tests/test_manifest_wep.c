@@ -438,9 +438,66 @@ static void test_no_provider(void **state)
     expect_refusal("<Providers>\n</Providers>\n", "no <Provider> with a valid <Guid>", NULL, 0);
 }
 
+/* An opcode display string shared by a task-specific opcode and winmeta: an event of another task means
+ * winmeta's (the Kernel-EventTracing shape: task Session has its own Start = 12, other tasks use win:Start). */
+static void test_other_tasks_opcode_is_not_taken(void **state)
+{
+    (void)state;
+    static const char doc[] =
+        "<Providers><Provider><Name>Syn-Wep-Start</Name><Metadata><Guid>" GUID_TEXT "</Guid>\n"
+        "<Tasks><Task><Message>Session</Message><Name>Session</Name><Value>2</Value></Task>\n"
+        "<Task><Message>Persist</Message><Name>Persist</Name><Value>8</Value></Task></Tasks>\n"
+        "<Opcodes><Opcode><Message>Start</Message><Name>Start</Name><Value>12</Value><Task>2</Task></Opcode>"
+        "</Opcodes>\n</Metadata><EventMetadata>\n"
+        "<Event><Id>10</Id><Version>0</Version><Task>Session</Task><Opcode>Start</Opcode></Event>\n"
+        "<Event><Id>21</Id><Version>0</Version><Task>Persist</Task><Opcode>Start</Opcode></Event>\n"
+        "</EventMetadata></Provider></Providers>\n";
+    etl_schema_set set;
+    etl_error err;
+    assert_int_equal(parse(doc, &set, &err), ETL_OK);
+    assert_int_equal(find_event(&set, 10, 0)->descriptor.opcode, 12);
+    assert_int_equal(find_event(&set, 21, 0)->descriptor.opcode, 1);
+    etl_schema_set_free(&set);
+}
+
+/* Many tasks with an opcode of the same display string: each event gets its own task's, however many share
+ * the text. */
+static void test_same_opcode_text_in_many_tasks(void **state)
+{
+    (void)state;
+    enum { TASKS = 200 };
+    size_t cap = 64 * 1024;
+    char *xml = malloc(cap);
+    assert_non_null(xml);
+    size_t at = (size_t)snprintf(xml, cap, "<Providers><Provider><Name>Syn-Wep-Begin</Name><Metadata><Guid>"
+                                 GUID_TEXT "</Guid>\n<Tasks>");
+    for (int t = 0; t < TASKS; t++)
+        at += (size_t)snprintf(xml + at, cap - at, "<Task><Name>T%d</Name><Value>%d</Value></Task>", t, 100 + t);
+    at += (size_t)snprintf(xml + at, cap - at, "</Tasks>\n<Opcodes>");
+    for (int t = 0; t < TASKS; t++)
+        at += (size_t)snprintf(xml + at, cap - at,
+                               "<Opcode><Name>Begin</Name><Value>%d</Value><Task>%d</Task></Opcode>", 20 + t % 200,
+                               100 + t);
+    at += (size_t)snprintf(xml + at, cap - at,
+                           "</Opcodes>\n</Metadata><EventMetadata>\n"
+                           "<Event><Id>1</Id><Version>0</Version><Task>T3</Task><Opcode>Begin</Opcode></Event>\n"
+                           "<Event><Id>2</Id><Version>0</Version><Task>T169</Task><Opcode>Begin</Opcode></Event>\n"
+                           "</EventMetadata></Provider></Providers>\n");
+    assert_true(at < cap);
+    etl_schema_set set;
+    etl_error err;
+    assert_int_equal(parse(xml, &set, &err), ETL_OK);
+    assert_int_equal(find_event(&set, 1, 0)->descriptor.opcode, 23);
+    assert_int_equal(find_event(&set, 2, 0)->descriptor.opcode, 189);
+    etl_schema_set_free(&set);
+    free(xml);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_other_tasks_opcode_is_not_taken),
+        cmocka_unit_test(test_same_opcode_text_in_many_tasks),
         cmocka_unit_test(test_names_and_values),
         cmocka_unit_test(test_template_in_cdata),
         cmocka_unit_test(test_message_substitution),

@@ -19,7 +19,6 @@
 
 /* Bounds on hostile input (real providers: a few levels/channels, at most a few thousand tasks/opcodes). */
 #define WEP_MAX_ITEMS 65536u
-#define WEP_MAX_EQUAL_KEYS 64u
 #define WEP_MAX_NODE_DEPTH 16
 
 typedef struct wep_item {
@@ -112,10 +111,17 @@ static const char *skip_layout_break(const char *text)
 
 /* ---- metadata lists ---------------------------------------------------------------------------------- */
 
+/* Keys sort by text, then task (opcodes of different tasks share display strings), then rank. */
+static int key_order(const char *text, uint64_t task, const wep_key *k)
+{
+    int c = strcmp(text, k->text);
+    return c ? c : (task > k->item->task) - (task < k->item->task);
+}
+
 static int key_cmp(const void *pa, const void *pb)
 {
     const wep_key *a = pa, *b = pb;
-    int c = strcmp(a->text, b->text);
+    int c = key_order(a->text, a->item->task, b);
     return c ? c : (a->rank > b->rank) - (a->rank < b->rank);
 }
 
@@ -181,25 +187,28 @@ static int parse_list(mx_context *ctx, const xmlNode *metadata, const wep_list_s
     return ETL_OK;
 }
 
-/* Entry whose Message (else Name) is `text`; for opcodes the one of the event's task first, then a
- * provider-wide one, then any. */
-static const wep_item *list_find(const wep_list *l, const char *text, uint64_t task)
+#define ANY_TASK UINT64_MAX
+
+/* Best-ranked entry whose Message (else Name) is `text` and whose task is `task` (ANY_TASK: the lowest task);
+ * NULL when none. */
+static const wep_item *find_key(const wep_list *l, const char *text, uint64_t task)
 {
     size_t lo = 0, hi = l->key_count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(l->keys[mid].text, text) < 0) lo = mid + 1;
+        int c = task == ANY_TASK ? strcmp(text, l->keys[mid].text) : key_order(text, task, &l->keys[mid]);
+        if (c > 0) lo = mid + 1;
         else hi = mid;
     }
-    const wep_item *first = NULL, *global = NULL;
-    for (size_t i = lo; i < l->key_count && i < lo + WEP_MAX_EQUAL_KEYS; i++) {
-        if (strcmp(l->keys[i].text, text) != 0) break;
-        const wep_item *it = l->keys[i].item;
-        if (it->task == task) return it;
-        if (!global && it->task == 0) global = it;
-        if (!first) first = it;
-    }
-    return global ? global : first;
+    if (lo == l->key_count || strcmp(text, l->keys[lo].text) != 0) return NULL;
+    return task == ANY_TASK || l->keys[lo].item->task == task ? l->keys[lo].item : NULL;
+}
+
+/* The entry of the event's task, else a provider-wide one (task 0), as mc resolves opcodes. */
+static const wep_item *list_find(const wep_list *l, const char *text, uint64_t task)
+{
+    const wep_item *it = find_key(l, text, task);
+    return it || task == 0 ? it : find_key(l, text, 0);
 }
 
 /* A display string the provider's list does not have: winmeta's names and display strings ("Information",
@@ -250,14 +259,16 @@ static int resolve_named(const wep_event_ctx *ec, const char *tag, const wep_lis
     if (item) *item = NULL;
     if (!text || !*text) return 0;
     const wep_item *it = list_find(l, text, task);
+    if (!it && winmeta_value(kind, text, max, value, display) == 0) {
+        if (*display) *display = etl_arena_strdup(&ec->ctx->set->arena, *display);
+        return 0;
+    }
+    /* last resort, for a dump that names an opcode of another task: that text under any task */
+    if (!it) it = find_key(l, text, ANY_TASK);
     if (it) {
         *value = it->value;
         *display = it->message ? it->message : it->name;
         if (item) *item = it;
-        return 0;
-    }
-    if (winmeta_value(kind, text, max, value, display) == 0) {
-        if (*display) *display = etl_arena_strdup(&ec->ctx->set->arena, *display);
         return 0;
     }
     char what[200];
