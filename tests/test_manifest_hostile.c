@@ -98,6 +98,13 @@ static void test_malformed(void **state)
         "<provider name=\"P\" guid=\"{nonsense}\"/></events></instrumentation></instrumentationManifest>";
     assert_int_equal(parse_text(bad_guid, sizeof(bad_guid) - 1, &err, NULL), ETL_ERR_SCHEMA);
     assert_non_null(strstr(err.message, "guid"));
+    /* an undeclared prefix is a namespace error libxml2 reports but does not refuse; the refusal names the
+     * fatal error further down (line 5), the one xmllint reports */
+    static const char ns_then_fatal[] = HEAD "<instrumentationManifest>\n<x:foo/>\n"
+                                        "<instrumentation><events>\n<provider name=\"P\" guid=\"{x}\"\"/>\n"
+                                        "</events></instrumentation></instrumentationManifest>";
+    assert_int_equal(parse_text(ns_then_fatal, sizeof(ns_then_fatal) - 1, &err, NULL), ETL_ERR_SCHEMA);
+    assert_non_null(strstr(err.message, "(line 5)"));
     /* a WinSxS manifest as Windows 10+ stores it: "DCM" 01 then a PA30 delta patch */
     static const char dcm[] = "DCM\001PA30\x9a\x01\x02\x03\x04\x05";
     assert_int_equal(parse_text(dcm, sizeof(dcm) - 1, &err, NULL), ETL_ERR_SCHEMA);

@@ -380,8 +380,8 @@ static int parse_event(mx_context *ctx, const xmlNode *e, const mx_provider *p, 
         (version_text && (mx_number(version_text, &version) || version > 255))) {
         /* refused, not dropped quietly: its records would otherwise decode as "no schema" with no reason */
         etl_schema_fail(mx_err(ctx), ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
-                        "line %d: event value '%s' version '%s': not an id up to 65535 and a version up to 255; "
-                        "event left out", e->line, value_text ? value_text : "(none)",
+                        "line %ld: event value '%s' version '%s': not an id up to 65535 and a version up to 255; "
+                        "event left out", mx_line(e), value_text ? value_text : "(none)",
                         version_text ? version_text : "0");
         mx_failed(ctx, ETL_ERR_SCHEMA);
         return ETL_OK;
@@ -470,8 +470,8 @@ static int parse_event(mx_context *ctx, const xmlNode *e, const mx_provider *p, 
              * says why */
             set->event_count--;
             etl_schema_fail(mx_err(ctx), ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
-                            "line %d: event %llu version %llu: template '%.120s' is not defined in provider '%.120s'; "
-                            "event left out", e->line, (unsigned long long)id, (unsigned long long)version, a,
+                            "line %ld: event %llu version %llu: template '%.120s' is not defined in provider '%.120s'; "
+                            "event left out", mx_line(e), (unsigned long long)id, (unsigned long long)version, a,
                             sp->name ? sp->name : "?");
             mx_failed(ctx, ETL_ERR_SCHEMA);
             return ETL_OK;
@@ -490,7 +490,7 @@ static int parse_provider(mx_context *ctx, const xmlNode *prov, etl_error *err)
     etl_guid guid;
     if (!guid_text || etl_guid_parse(guid_text, &guid) != 0)
         return etl_schema_fail(err, ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
-                               "line %d: provider '%s': missing or invalid guid", prov->line,
+                               "line %ld: provider '%s': missing or invalid guid", mx_line(prov),
                                mx_attr(prov, "name") ? mx_attr(prov, "name") : "?");
     etl_set_provider *sp = etl_schema_set_add_provider(set);
     if (!sp) return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory");
@@ -587,7 +587,7 @@ static void keep_first_error(void *user, mx_xml_error e)
 {
     xmlParserCtxtPtr ctxt = user;
     parse_diag *d = ctxt ? ctxt->_private : NULL;
-    if (!d || d->message[0] || !e || e->level < XML_ERR_ERROR) return;
+    if (!d || d->message[0] || !e || e->level < XML_ERR_FATAL) return;  /* namespace errors are not why a document is refused */
     d->line = e->line;
     snprintf(d->message, sizeof(d->message), "%s", e->message ? e->message : "error");
     size_t l = strlen(d->message);
@@ -616,6 +616,10 @@ static int labelled_utf16_but_8bit(const char *xml, size_t length)
     if (*enc == '"' || *enc == '\'') enc++;
     return strncasecmp(enc, "UTF-16", 6) == 0 || strncasecmp(enc, "unicode", 7) == 0;
 }
+
+/* Lines past 65535 (XML_PARSE_BIG_LINES) are kept by libxml2 for text nodes only; an element with text in
+ * or next to it gets the real line, others stay at 65535. */
+long mx_line(const xmlNode *n) { return xmlGetLineNo(n); }
 
 xmlDocPtr mx_parse_document(const char *xml, size_t length, const char *origin, etl_error *err, int *rc)
 {

@@ -91,12 +91,11 @@ static const char *child_text(mx_context *ctx, const xmlNode *n, const char *nam
     return text_of(ctx, child(n, name));
 }
 
-/* libxml2 keeps lines past 65535 (XML_PARSE_BIG_LINES) only for text nodes: an element holding just CDATA
- * (<Template>) is then placed at its parent's line. */
+/* An element holding just CDATA (<Template>) past line 65535 takes its parent's line (see mx_line). */
 static long line_of(const xmlNode *n)
 {
     for (int depth = 0; n && depth < WEP_MAX_NODE_DEPTH; n = n->parent, depth++) {
-        long line = xmlGetLineNo(n);
+        long line = mx_line(n);
         if (n->line < 65535 || line > 65535) return line;
     }
     return 65535;
