@@ -72,8 +72,7 @@ static provider_tally *tally_for(comparison *c, const char *provider)
     return t;
 }
 
-/* Same fields, in the same order, with the same values. Fields are copied out of the first decode before the
- * second one runs (both decoders own their results). */
+/* Same fields, in the same order, with the same values (each decoder owns its result, so both are valid). */
 static int same_fields(const etl_decoded_event *a, const etl_decoded_event *b, char *why, size_t cap)
 {
     if (a->field_count != b->field_count) {
