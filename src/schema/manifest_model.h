@@ -97,11 +97,13 @@ const char *etl_manifest_out_type_name(uint16_t out_type);
 /* XML instrumentation manifest → set. */
 int etl_manifest_parse(etl_schema_set *set, const char *xml, size_t length, const char *origin, etl_error *err);
 
-/* RT_MESSAGETABLE resource: lookups return UTF-8 text in `arena` (trailing CR/LF stripped), NULL if absent. */
+/* RT_MESSAGETABLE resource: lookups return UTF-8 text in `arena` (trailing CR/LF stripped), NULL if absent.
+ * An id missing from the table is looked up in `fallback` (one level: a binary's own table behind its .mui). */
 typedef struct etl_message_table {
     const uint8_t *data;
     size_t size;
     uint32_t block_count;
+    const struct etl_message_table *fallback;
 } etl_message_table;
 int etl_message_table_open(etl_message_table *table, const uint8_t *data, size_t size);
 const char *etl_message_table_lookup(const etl_message_table *table, uint32_t id, etl_arena *arena);

@@ -1,7 +1,8 @@
 /* Compiled instrumentation manifests: the CRIM blob of a WEVT_TEMPLATE resource (schemas.md §2), versions
- * 3.1 and 5.1, → schema set. Offsets in the blob are from its first byte; every offset, size and count is
- * checked against the blob before use, and elements are identified by the signature found at their
- * offset (the descriptor kind is only a hint). */
+ * 3.1 and 5.1 (any other version is read the same way), → schema set. Offsets in the blob are from its first
+ * byte; every offset, size and count is checked against the blob before use, and elements are identified by
+ * the signature found at their offset (the descriptor kind is only a hint; unknown kinds such as QTAB and
+ * FLTR are skipped). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -419,13 +420,14 @@ int etl_wevt_parse(etl_schema_set *set, const uint8_t *crim, size_t size, const 
     if (size < CRIM_HEADER || memcmp(crim, "CRIM", 4))
         return fail(&w, ETL_ERR_FORMAT, 0, "not a CRIM blob (WEVT_TEMPLATE signature missing)");
     uint32_t total = etl_le32(crim + CRIM_SIZE);
-    uint16_t major = etl_le16(crim + CRIM_MAJOR);
     if (total < CRIM_HEADER || total > size)
         return etl_schema_fail(err, ETL_ERR_TRUNCATED, w.origin, CRIM_SIZE, "CRIM size %u exceeds the %zu-byte "
                                "resource", total, size);
     w.size = total;
-    if (major != 3 && major != 5)
-        return etl_schema_fail(err, ETL_ERR_FORMAT, w.origin, CRIM_MAJOR, "unsupported CRIM version %u", major);
+    /* The version is not checked: mc 10.0.15063 and older write 3.1, 10.0.18362+ 5.1, and what the compilers
+     * in between wrote is unknown; libfwevt, omerbenamram/evtx, event-trace-kit and artemis read real
+     * binaries without looking at it either. Every element is identified by its signature and bounds-checked,
+     * which is what actually guards the layout. */
     uint32_t providers = etl_le32(crim + CRIM_PROVIDER_COUNT);
     if ((total - CRIM_HEADER) / CRIM_PROVIDER_ENTRY < providers)
         return etl_schema_fail(err, ETL_ERR_FORMAT, w.origin, CRIM_PROVIDER_COUNT,
