@@ -115,6 +115,12 @@ int etl_wevt_parse(etl_schema_set *set, const uint8_t *crim, size_t size, const 
 /* A PE file's WEVT_TEMPLATE (+ RT_MESSAGETABLE or .mui) → set. ETL_OK, 1 when the file is a PE without a
  * WEVT_TEMPLATE resource, or an error. */
 int etl_pe_schema_parse(etl_schema_set *set, const char *path, etl_error *err);
+/* The same for many binaries: `cache` keeps the listing of the last folder and its language folders, so a
+ * walk does not re-read them for every binary. */
+typedef struct etl_mui_cache etl_mui_cache;
+etl_mui_cache *etl_mui_cache_new(void);
+void etl_mui_cache_free(etl_mui_cache *cache);
+int etl_pe_schema_parse_cached(etl_schema_set *set, const char *path, etl_mui_cache *cache, etl_error *err);
 
 /* -export core: one instrumentation manifest for these descriptions (grouped by provider; one per
  * (provider, id, version), the first wins). */

@@ -1,6 +1,6 @@
-/* Compiled manifests in binaries: a PE's WEVT_TEMPLATE resource, with display strings from the PE's own
- * RT_MESSAGETABLE or, on Vista+ split binaries, from the `.mui` next to it or in a language folder
- * (`en-US/foo.dll.mui` preferred; names matched ignoring case as on Windows). */
+/* Compiled manifests in binaries: a PE's WEVT_TEMPLATE resource, with display strings from the `.mui` next to
+ * it or in a language folder (`en-US/foo.dll.mui` preferred; names matched ignoring case as on Windows) and
+ * from the PE's own RT_MESSAGETABLE. */
 #include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -71,29 +71,9 @@ static int open_mui(const char *mui_path, mapped_file *buf, etl_pe_image *pe, et
     return 0;
 }
 
-/* `dir/file` as named, else the entry of `dir` whose name matches `file` ignoring case: copies of Windows
- * folders keep Windows' inconsistent case ("ADVAPI32.dll" beside "en-US/advapi32.dll.mui"). */
-static int open_mui_in(const char *dir, const char *file, mapped_file *buf, etl_pe_image *pe,
-                       etl_message_table *table)
-{
-    char candidate[4096];
-    if ((size_t)snprintf(candidate, sizeof(candidate), "%s/%s", dir, file) >= sizeof(candidate)) return -1;
-    if (open_mui(candidate, buf, pe, table) == 0) return 0;
-    DIR *d = opendir(dir);
-    if (!d) return -1;
-    int found = -1;
-    for (struct dirent *e; found != 0 && (e = readdir(d)) != NULL;)
-        if (strcasecmp(e->d_name, file) == 0 && strcmp(e->d_name, file) != 0 &&
-            (size_t)snprintf(candidate, sizeof(candidate), "%s/%s", dir, e->d_name) < sizeof(candidate))
-            found = open_mui(candidate, buf, pe, table);
-    closedir(d);
-    return found;
-}
-
 /* Language folders look like "en-US", "de-DE", "zh-Hans-CN": letters, digits and dashes, with a dash. */
-static int is_language_folder(const struct dirent *e)
+static int is_language_folder(const char *d)
 {
-    const char *d = e->d_name;
     size_t n = strlen(d);
     if (n < 4 || n > 16 || !strchr(d, '-') || d[0] == '-') return 0;
     for (size_t i = 0; i < n; i++)
@@ -102,14 +82,138 @@ static int is_language_folder(const struct dirent *e)
 }
 
 /* en-US first (any case), then the others alphabetically, so the choice does not depend on readdir order. */
-static int language_order(const struct dirent **a, const struct dirent **b)
+static int language_order(const void *pa, const void *pb)
 {
-    int ea = strcasecmp((*a)->d_name, "en-US") == 0, eb = strcasecmp((*b)->d_name, "en-US") == 0;
+    const char *a = *(const char *const *)pa, *b = *(const char *const *)pb;
+    int ea = strcasecmp(a, "en-US") == 0, eb = strcasecmp(b, "en-US") == 0;
     if (ea != eb) return eb - ea;
-    return strcmp((*a)->d_name, (*b)->d_name);
+    return strcmp(a, b);
 }
 
-static int find_mui(const char *path, mapped_file *buf, etl_pe_image *pe, etl_message_table *table)
+static int ignoring_case(const void *a, const void *b)
+{
+    return strcasecmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* One folder's entry names sorted ignoring case: a copy of System32 has ~5000 entries and ~1500 binaries
+ * with manifests, so each folder is read once per walk instead of once per binary. */
+typedef struct folder_names {
+    char **names;
+    size_t count;
+    int listed;
+} folder_names;
+
+static void folder_names_free(folder_names *f)
+{
+    for (size_t i = 0; i < f->count; i++) free(f->names[i]);
+    free(f->names);
+    memset(f, 0, sizeof(*f));
+}
+
+static void folder_list(folder_names *f, const char *dir)
+{
+    f->listed = 1;
+    DIR *d = opendir(dir);
+    if (!d) return;
+    size_t cap = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.') continue;
+        if (f->count == cap) {
+            size_t ncap = cap ? 2 * cap : 256;
+            char **grown = realloc(f->names, ncap * sizeof(*grown));
+            if (!grown) break;
+            f->names = grown;
+            cap = ncap;
+        }
+        if (!(f->names[f->count] = strdup(e->d_name))) break;
+        f->count++;
+    }
+    closedir(d);
+    if (f->count) qsort(f->names, f->count, sizeof(*f->names), ignoring_case);
+}
+
+/* The entry named `file` ignoring case — copies of Windows folders keep Windows' inconsistent case
+ * ("ADVAPI32.dll" beside "en-US/advapi32.dll.mui") — with an exact match preferred; NULL when absent. */
+static const char *folder_find(const folder_names *f, const char *file)
+{
+    if (!f->count) return NULL;
+    char **hit = bsearch(&file, f->names, f->count, sizeof(*f->names), ignoring_case);
+    if (!hit) return NULL;
+    char **first = hit, **last = hit;
+    while (first > f->names && strcasecmp(first[-1], file) == 0) first--;
+    while (last + 1 < f->names + f->count && strcasecmp(last[1], file) == 0) last++;
+    for (char **p = first; p <= last; p++)
+        if (strcmp(*p, file) == 0) return *p;
+    return *first;
+}
+
+/* The listings of the folder of the binaries being read and of its language folders. */
+struct etl_mui_cache {
+    char dir[4096];
+    int valid;
+    folder_names here;
+    const char **languages;      /* entries of `here` that look like language folders, en-US first */
+    size_t language_count;
+    folder_names *in_language;   /* listed when first needed */
+};
+
+etl_mui_cache *etl_mui_cache_new(void)
+{
+    return calloc(1, sizeof(etl_mui_cache));
+}
+
+static void mui_cache_reset(etl_mui_cache *c)
+{
+    for (size_t i = 0; i < c->language_count; i++) folder_names_free(&c->in_language[i]);
+    free(c->in_language);
+    free(c->languages);
+    folder_names_free(&c->here);
+    c->in_language = NULL;
+    c->languages = NULL;
+    c->language_count = 0;
+    c->valid = 0;
+}
+
+void etl_mui_cache_free(etl_mui_cache *c)
+{
+    if (!c) return;
+    mui_cache_reset(c);
+    free(c);
+}
+
+static void mui_cache_load(etl_mui_cache *c, const char *dir)
+{
+    if (c->valid && strcmp(c->dir, dir) == 0) return;
+    mui_cache_reset(c);
+    snprintf(c->dir, sizeof(c->dir), "%s", dir);
+    c->valid = 1;
+    folder_list(&c->here, dir);
+    c->languages = malloc((c->here.count ? c->here.count : 1) * sizeof(*c->languages));
+    if (!c->languages) return;
+    for (size_t i = 0; i < c->here.count; i++)
+        if (is_language_folder(c->here.names[i])) c->languages[c->language_count++] = c->here.names[i];
+    qsort(c->languages, c->language_count, sizeof(*c->languages), language_order);
+    c->in_language = calloc(c->language_count ? c->language_count : 1, sizeof(*c->in_language));
+    if (!c->in_language) c->language_count = 0;
+}
+
+/* `dir/name` when `name` (ignoring case) is in the listing and holds a message table. */
+static int open_listed_mui(const char *dir, const folder_names *f, const char *name, mapped_file *buf,
+                           etl_pe_image *pe, etl_message_table *table)
+{
+    const char *hit = folder_find(f, name);
+    char candidate[4096];
+    return hit && (size_t)snprintf(candidate, sizeof(candidate), "%s/%s", dir, hit) < sizeof(candidate)
+               ? open_mui(candidate, buf, pe, table)
+               : -1;
+}
+
+/* The .mui of `path`: next to it, else in a language folder (en-US first). Returns -1 when there is none,
+ * MUI_ENGLISH when it is next to the binary or in en-US, MUI_OTHER_LANGUAGE otherwise. */
+enum { MUI_ENGLISH = 0, MUI_OTHER_LANGUAGE = 1 };
+
+static int find_mui(etl_mui_cache *cache, const char *path, mapped_file *buf, etl_pe_image *pe,
+                    etl_message_table *table)
 {
     const char *slash = strrchr(path, '/');
     char dirpath[4096], mui_name[1024];
@@ -119,22 +223,20 @@ static int find_mui(const char *path, mapped_file *buf, etl_pe_image *pe, etl_me
         snprintf(dirpath, sizeof(dirpath), ".");
     const char *base = slash ? slash + 1 : path;
     if ((size_t)snprintf(mui_name, sizeof(mui_name), "%s.mui", base) >= sizeof(mui_name)) return -1;
-    if (open_mui_in(dirpath, mui_name, buf, pe, table) == 0) return 0;
-    struct dirent **names;
-    int n = scandir(dirpath, &names, is_language_folder, language_order);
-    int found = -1;
-    for (int i = 0; i < n; i++) {
+    mui_cache_load(cache, dirpath);
+    if (open_listed_mui(dirpath, &cache->here, mui_name, buf, pe, table) == 0) return MUI_ENGLISH;
+    for (size_t i = 0; i < cache->language_count; i++) {
         char langdir[4096];
-        if (found != 0 && (size_t)snprintf(langdir, sizeof(langdir), "%s/%s", dirpath, names[i]->d_name) <
-                              sizeof(langdir))
-            found = open_mui_in(langdir, mui_name, buf, pe, table);
-        free(names[i]);
+        if ((size_t)snprintf(langdir, sizeof(langdir), "%s/%s", dirpath, cache->languages[i]) >= sizeof(langdir))
+            continue;
+        if (!cache->in_language[i].listed) folder_list(&cache->in_language[i], langdir);
+        if (open_listed_mui(langdir, &cache->in_language[i], mui_name, buf, pe, table) == 0)
+            return strcasecmp(cache->languages[i], "en-US") == 0 ? MUI_ENGLISH : MUI_OTHER_LANGUAGE;
     }
-    if (n >= 0) free(names);
-    return found;
+    return -1;
 }
 
-int etl_pe_schema_parse(etl_schema_set *set, const char *path, etl_error *err)
+int etl_pe_schema_parse_cached(etl_schema_set *set, const char *path, etl_mui_cache *cache, etl_error *err)
 {
     mapped_file file, mui = {NULL, 0};
     int rc = map_file(path, &file, err);
@@ -145,13 +247,33 @@ int etl_pe_schema_parse(etl_schema_set *set, const char *path, etl_error *err)
     rc = etl_pe_open(&pe, file.data, file.size, path, err);
     if (rc == ETL_OK) rc = etl_pe_find_resource(&pe, "WEVT_TEMPLATE", 0, &crim, &crim_len, err);
     if (rc == ETL_OK) {
-        etl_message_table table;
-        int have = etl_pe_find_resource(&pe, NULL, ETL_RT_MESSAGETABLE, &msgs, &msgs_len, NULL) == ETL_OK &&
-                   etl_message_table_open(&table, msgs, msgs_len) == ETL_OK;
-        if (!have) have = find_mui(path, &mui, &mui_pe, &table) == 0;
-        rc = etl_wevt_parse(set, crim, crim_len, have ? &table : NULL, path, err);
+        /* Windows loads localizable resources from the .mui and falls back to the language-neutral binary
+         * (MS Learn, "MUI resource management"): an English .mui comes first, the binary's own table fills
+         * the ids it lacks; a .mui in another language only stands behind (or in for) the binary's table. */
+        etl_message_table own, from_mui;
+        const etl_message_table *table = NULL;
+        int have_own = etl_pe_find_resource(&pe, NULL, ETL_RT_MESSAGETABLE, &msgs, &msgs_len, NULL) == ETL_OK &&
+                       etl_message_table_open(&own, msgs, msgs_len) == ETL_OK;
+        int mui_kind = find_mui(cache, path, &mui, &mui_pe, &from_mui);
+        if (mui_kind == MUI_ENGLISH || (mui_kind == MUI_OTHER_LANGUAGE && !have_own)) {
+            table = &from_mui;
+            if (have_own) from_mui.fallback = &own;
+        } else if (have_own) {
+            table = &own;
+            if (mui_kind == MUI_OTHER_LANGUAGE) own.fallback = &from_mui;
+        }
+        rc = etl_wevt_parse(set, crim, crim_len, table, path, err);
     }
     unmap_file(&mui);
     unmap_file(&file);
+    return rc;
+}
+
+int etl_pe_schema_parse(etl_schema_set *set, const char *path, etl_error *err)
+{
+    etl_mui_cache *cache = etl_mui_cache_new();
+    if (!cache) return etl_schema_fail(err, ETL_ERR_NOMEM, path, UINT64_MAX, "out of memory");
+    int rc = etl_pe_schema_parse_cached(set, path, cache, err);
+    etl_mui_cache_free(cache);
     return rc;
 }
