@@ -261,6 +261,16 @@ static void test_real_binary_variants(void **state)
     uint32_t n = etl_le32(b + wevt + 12);
     for (uint32_t i = 0; i < n; i++) memcpy(c + wevt + 16 + 8 * i, b + wevt + 16 + 8 * (n - 1 - i), 8);
     parse_same_as(b, len, c, "reversed descriptors");
+    /* lists whose size field is 0 although they have entries: libfwevt and omerbenamram/evtx read them by
+     * their count, bounded by the blob */
+    memcpy(c, b, len);
+    static const char *const lists[] = {"CHAN", "LEVL", "OPCO", "TASK", "KEYW", "EVNT", "EVTA", "PRVA"};
+    for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+        uint32_t at = element(c, lists[i]);
+        assert_true(at != 0);
+        put32(c + at + 4, 0);
+    }
+    parse_same_as(b, len, c, "size-0 lists");
     free(c);
     free(b);
     /* unknown element kinds (QTAB = 8, FLTR = 9, or newer) are skipped, not fatal: a CRIM 3.1 blob reserves

@@ -94,7 +94,9 @@ static int list_at(wv *w, uint32_t off, const char *sig, size_t header, size_t e
     if (!in_bounds(w, off, header) || memcmp(w->d + off, sig, 4) != 0)
         return etl_schema_fail(w->err, ETL_ERR_FORMAT, w->origin, off, "%s element out of bounds", sig);
     uint32_t size = etl_le32(w->d + off + LIST_SIZE), n = etl_le32(w->d + off + LIST_COUNT);
-    if (size == 0 && n == 0) return 0;   /* mc writes empty lists with size 0 */
+    /* mc writes empty lists with size 0; libfwevt (and omerbenamram/evtx after it) also read a list whose
+     * size is 0 by its count, so such a list is bounded by the blob instead */
+    if (size == 0) size = (uint32_t)(w->size - off < UINT32_MAX ? w->size - off : UINT32_MAX);
     if (size < header || !in_bounds(w, off, size) || (size - header) / entry < n)
         return etl_schema_fail(w->err, ETL_ERR_FORMAT, w->origin, off,
                                "%s element: %u entries do not fit in %u bytes", sig, n, size);
