@@ -143,6 +143,62 @@ static void test_mui_lookup(void **state)
     free(b);
 }
 
+/* File offset of the first level-1 (name) entry under the root entry of named type `type` ("WEVT_TEMPLATE"),
+ * walked with the spec's layout (schemas.md §2.10). */
+static size_t name_entry_of_named_type(const unsigned char *b, size_t len, const char *type)
+{
+    etl_pe_image pe;
+    etl_error err;
+    assert_int_equal(etl_pe_open(&pe, b, len, "x", &err), ETL_OK);
+    size_t root = pe.rsrc_offset;
+    size_t named = etl_le16(b + root + 12);
+    for (size_t i = 0; i < named; i++) {
+        size_t e = root + 16 + 8 * i;
+        size_t str = root + (etl_le32(b + e) & 0x7FFFFFFFu);
+        size_t n = etl_le16(b + str);
+        if (n != strlen(type)) continue;
+        size_t k = 0;
+        while (k < n && b[str + 2 + 2 * k] == (unsigned char)type[k]) k++;
+        if (k < n) continue;
+        size_t sub = root + (etl_le32(b + e + 4) & 0x7FFFFFFFu);
+        return sub + 16;
+    }
+    return 0;
+}
+
+/* Resource-tree variants: mc/rc name the WEVT_TEMPLATE resource 1 and Windows binaries store it under
+ * language 0x409 or 0; another name id or language must still be found (the first numeric name, the first
+ * language) rather than the manifest being lost. */
+static void test_resource_variants(void **state)
+{
+    (void)state;
+    size_t len;
+    unsigned char *b = read_whole_file(PE_DIR "TaskOpcodes.dll", &len);
+    assert_non_null(b);
+    size_t name = name_entry_of_named_type(b, len, "WEVT_TEMPLATE");
+    assert_true(name != 0);
+    assert_int_equal(etl_le32(b + name), 1);
+    etl_pe_image pe;
+    etl_error err;
+    const uint8_t *data, *expect;
+    size_t size, expect_size;
+    assert_int_equal(etl_pe_open(&pe, b, len, "variant.dll", &err), ETL_OK);
+    assert_int_equal(etl_pe_find_resource(&pe, "WEVT_TEMPLATE", 0, &expect, &expect_size, &err), ETL_OK);
+    b[name] = 2;                                   /* name id 1 → 2 */
+    assert_int_equal(etl_pe_open(&pe, b, len, "variant.dll", &err), ETL_OK);
+    assert_int_equal(etl_pe_find_resource(&pe, "WEVT_TEMPLATE", 0, &data, &size, &err), ETL_OK);
+    assert_ptr_equal(data, expect);
+    assert_int_equal(size, expect_size);
+    /* and its language (the one entry under the name) → 0x407 */
+    size_t lang_dir = pe.rsrc_offset + (etl_le32(b + name + 4) & 0x7FFFFFFFu);
+    size_t lang = lang_dir + 16;
+    b[lang] = 0x07;
+    b[lang + 1] = 0x04;
+    assert_int_equal(etl_pe_find_resource(&pe, "WEVT_TEMPLATE", 0, &data, &size, &err), ETL_OK);
+    assert_ptr_equal(data, expect);
+    free(b);
+}
+
 static int parse_pe_bytes(const unsigned char *b, size_t len, etl_error *err)
 {
     etl_pe_image pe;
@@ -213,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_synthetic_dlls),
         cmocka_unit_test(test_evtx_minimal_pe),
         cmocka_unit_test(test_mui_lookup),
+        cmocka_unit_test(test_resource_variants),
         cmocka_unit_test(test_hostile_pe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
