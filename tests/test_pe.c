@@ -196,6 +196,20 @@ static void test_resource_variants(void **state)
     b[lang + 1] = 0x04;
     assert_int_equal(etl_pe_find_resource(&pe, "WEVT_TEMPLATE", 0, &data, &size, &err), ETL_OK);
     assert_ptr_equal(data, expect);
+    /* and the type name in lower case ("wevt_template", as a resource compiler that keeps case writes it):
+     * FindResource compares names ignoring case */
+    etl_pe_image orig;
+    assert_int_equal(etl_pe_open(&orig, b, len, "variant.dll", &err), ETL_OK);
+    size_t root = orig.rsrc_offset, named = etl_le16(b + root + 12), lowered = 0;
+    for (size_t i = 0; i < named; i++) {
+        size_t str = root + (etl_le32(b + root + 16 + 8 * i) & 0x7FFFFFFFu);
+        if (etl_le16(b + str) == 13 && b[str + 2] == 'W' && b[str + 4] == 'E' && b[str + 6] == 'V')
+            for (size_t k = 0; k < 13; k++, lowered++)
+                if (b[str + 2 + 2 * k] >= 'A' && b[str + 2 + 2 * k] <= 'Z') b[str + 2 + 2 * k] += 'a' - 'A';
+    }
+    assert_int_equal(lowered, 13);
+    assert_int_equal(etl_pe_find_resource(&pe, "WEVT_TEMPLATE", 0, &data, &size, &err), ETL_OK);
+    assert_ptr_equal(data, expect);
     free(b);
 }
 

@@ -97,14 +97,19 @@ int etl_pe_open(etl_pe_image *pe, const uint8_t *data, size_t size, const char *
     return ETL_OK;
 }
 
+/* Resource names compare ignoring ASCII case, as FindResource does (rc stores them upper-cased, other
+ * resource compilers may not); `want` is upper case. */
 static int name_matches(const etl_pe_image *pe, uint32_t name_off, const char *want)
 {
     size_t p = pe->rsrc_offset + (name_off & ~HIGH_BIT);
     if (p >= pe->rsrc_limit || pe->rsrc_limit - p < 2) return 0;
     uint16_t n = etl_le16(pe->data + p);
     if (n != strlen(want) || (pe->rsrc_limit - p - 2) / 2 < n) return 0;
-    for (uint16_t i = 0; i < n; i++)
-        if (etl_le16(pe->data + p + 2 + 2u * i) != (unsigned char)want[i]) return 0;
+    for (uint16_t i = 0; i < n; i++) {
+        uint16_t c = etl_le16(pe->data + p + 2 + 2u * i);
+        if (c >= 'a' && c <= 'z') c = (uint16_t)(c - 'a' + 'A');
+        if (c != (unsigned char)want[i]) return 0;
+    }
     return 1;
 }
 
