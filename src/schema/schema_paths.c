@@ -55,11 +55,12 @@ static int is_manifest_name(const char *name)
 
 /* PE extensions that carry WEVT_TEMPLATE resources in Windows folders: besides .dll/.exe/.sys, control
  * panel applets (powercfg.cpl, firewall.cpl, …) and printer drivers (winspool.drv) are message files of
- * manifest providers (libyal/winevt-kb docs/sources/message-files); .ocx/.scr/.efi/.tsp/.ax are PEs too. */
+ * manifest providers (libyal/winevt-kb docs/sources/message-files), SystemResources\*.mun hold the
+ * manifests of some binaries since Windows 10 1903 (plaso issue #4259); .ocx/.scr/.efi/.tsp/.ax are PEs. */
 static int is_binary_name(const char *name)
 {
-    static const char *const ext[] = {".dll", ".exe", ".sys", ".cpl", ".drv", ".ocx", ".scr", ".efi", ".tsp",
-                                      ".ax"};
+    static const char *const ext[] = {".dll", ".exe", ".sys", ".cpl", ".drv", ".mun", ".ocx", ".scr", ".efi",
+                                      ".tsp", ".ax"};
     for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
         if (has_suffix(name, ext[i])) return 1;
     return 0;
