@@ -213,6 +213,66 @@ static void test_resource_variants(void **state)
     free(b);
 }
 
+/* PE layouts seen in real binaries but not in mc's output: resource data reached through another section
+ * whose raw bytes overlap .rsrc, a SizeOfOptionalHeader larger than the fields it holds (the section table
+ * follows it, wherever that is), and fewer data directories than the resource entry needs (no resources, not
+ * an error). TaskOpcodes.dll is PE32 with one section and room for one more section header. */
+static void test_pe_layout_variants(void **state)
+{
+    (void)state;
+    size_t len;
+    unsigned char *b = read_whole_file(PE_DIR "TaskOpcodes.dll", &len);
+    assert_non_null(b);
+    etl_pe_image pe;
+    etl_error err;
+    const uint8_t *expect, *data;
+    size_t expect_size, size;
+    assert_int_equal(etl_pe_open(&pe, b, len, "layout.dll", &err), ETL_OK);
+    assert_int_equal(etl_pe_find_resource(&pe, "WEVT_TEMPLATE", 0, &expect, &expect_size, &err), ETL_OK);
+    size_t expect_off = (size_t)(expect - b);
+    uint32_t lfanew = etl_le32(b + 0x3C);
+    size_t coff = lfanew + 4, opt = coff + 20, optsize = etl_le16(b + coff + 16);
+    size_t sections = opt + optsize;
+    assert_int_equal(etl_le16(b + coff + 2), 1);
+    uint32_t first_raw = etl_le32(b + sections + 20);
+    assert_true(sections + 2 * 40 + 8 <= first_raw);      /* room for one more header, shifted by 8 */
+
+    unsigned char *c = malloc(len);
+    /* 1. a second section at RVA 0x40000 over the same raw bytes; WEVT_TEMPLATE's data entry points there */
+    memcpy(c, b, len);
+    memcpy(c + sections + 40, c + sections, 40);
+    memcpy(c + sections + 40, ".alias\0\0", 8);
+    uint32_t rsrc_va = etl_le32(c + sections + 12);
+    c[sections + 40 + 12] = 0; c[sections + 40 + 13] = 0; c[sections + 40 + 14] = 4; c[sections + 40 + 15] = 0;
+    c[coff + 2] = 2;
+    size_t name = name_entry_of_named_type(b, len, "WEVT_TEMPLATE");
+    size_t lang_dir = pe.rsrc_offset + (etl_le32(b + name + 4) & 0x7FFFFFFFu);
+    size_t data_entry = pe.rsrc_offset + etl_le32(b + lang_dir + 16 + 4);
+    uint32_t rva = etl_le32(b + data_entry) - rsrc_va + 0x40000;
+    for (int k = 0; k < 4; k++) c[data_entry + k] = (unsigned char)(rva >> (8 * k));
+    assert_int_equal(etl_pe_open(&pe, c, len, "alias.dll", &err), ETL_OK);
+    assert_int_equal(etl_pe_find_resource(&pe, "WEVT_TEMPLATE", 0, &data, &size, &err), ETL_OK);
+    assert_int_equal((size_t)(data - c), expect_off);
+    assert_int_equal(size, expect_size);
+
+    /* 2. SizeOfOptionalHeader 8 bytes larger, the section table 8 bytes later */
+    memcpy(c, b, len);
+    memmove(c + sections + 8, c + sections, 40);
+    memset(c + sections, 0, 8);
+    c[coff + 16] = (unsigned char)(optsize + 8);
+    assert_int_equal(etl_pe_open(&pe, c, len, "optsize.dll", &err), ETL_OK);
+    assert_int_equal(etl_pe_find_resource(&pe, "WEVT_TEMPLATE", 0, &data, &size, &err), ETL_OK);
+    assert_int_equal((size_t)(data - c), expect_off);
+
+    /* 3. NumberOfRvaAndSizes 2: the resource directory entry is not there, so there are no resources */
+    memcpy(c, b, len);
+    c[opt + 92] = 2; c[opt + 93] = 0; c[opt + 94] = 0; c[opt + 95] = 0;
+    assert_int_equal(etl_pe_open(&pe, c, len, "fewdirs.dll", &err), ETL_OK);
+    assert_int_equal(etl_pe_find_resource(&pe, "WEVT_TEMPLATE", 0, &data, &size, &err), 1);
+    free(c);
+    free(b);
+}
+
 static int parse_pe_bytes(const unsigned char *b, size_t len, etl_error *err)
 {
     etl_pe_image pe;
@@ -284,6 +344,7 @@ int main(void)
         cmocka_unit_test(test_evtx_minimal_pe),
         cmocka_unit_test(test_mui_lookup),
         cmocka_unit_test(test_resource_variants),
+        cmocka_unit_test(test_pe_layout_variants),
         cmocka_unit_test(test_hostile_pe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
