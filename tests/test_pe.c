@@ -273,6 +273,91 @@ static void test_pe_layout_variants(void **state)
     free(b);
 }
 
+static void put16(unsigned char *p, uint32_t v) { p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8); }
+static void put32le(unsigned char *p, uint32_t v) { put16(p, v); put16(p + 2, v >> 16); }
+
+/* A minimal PE32 whose only resource is an RT_MESSAGETABLE (name 1) in the given languages, each a one-message
+ * table (id 1) whose text is the language's index digit: "0", "1", … Returns the file size. */
+static size_t build_message_table_pe(unsigned char *b, size_t cap, const uint32_t *langs, size_t n)
+{
+    const size_t rsrc = 0x200, va = 0x1000;
+    memset(b, 0, cap);
+    b[0] = 'M'; b[1] = 'Z';
+    put32le(b + 0x3C, 0x40);
+    memcpy(b + 0x40, "PE\0\0", 4);
+    put16(b + 0x44 + 2, 1);                     /* one section */
+    put16(b + 0x44 + 16, 0xE0);                 /* SizeOfOptionalHeader */
+    size_t opt = 0x44 + 20;
+    put16(b + opt, 0x10B);
+    put32le(b + opt + 92, 16);                  /* NumberOfRvaAndSizes */
+    size_t sec = opt + 0xE0;
+    memcpy(b + sec, ".rsrc", 5);
+    /* tree: root (type 11) → name dir (id 1) → language dir (n entries) → data entries → tables */
+    unsigned char *r = b + rsrc;
+    size_t name_dir = 24, lang_dir = name_dir + 24, entries = lang_dir + 16 + 8 * n, tables = entries + 16 * n;
+    put16(r + 14, 1);
+    put32le(r + 16, 11);
+    put32le(r + 20, 0x80000000u | (uint32_t)name_dir);
+    put16(r + name_dir + 14, 1);
+    put32le(r + name_dir + 16, 1);
+    put32le(r + name_dir + 20, 0x80000000u | (uint32_t)lang_dir);
+    put16(r + lang_dir + 14, (uint32_t)n);
+    for (size_t i = 0; i < n; i++) {
+        size_t table = tables + 24 * i;
+        put32le(r + lang_dir + 16 + 8 * i, langs[i]);
+        put32le(r + lang_dir + 20 + 8 * i, (uint32_t)(entries + 16 * i));
+        put32le(r + entries + 16 * i, (uint32_t)(va + table));
+        put32le(r + entries + 16 * i + 4, 24);
+        put32le(r + table, 1);                  /* one block: ids 1..1, entry at 16 */
+        put32le(r + table + 4, 1);
+        put32le(r + table + 8, 1);
+        put32le(r + table + 12, 16);
+        put16(r + table + 16, 8);               /* 8-byte ANSI entry */
+        r[table + 20] = (unsigned char)('0' + i);
+    }
+    size_t raw = (tables + 24 * n + 0x1FF) & ~(size_t)0x1FF;
+    assert_true(rsrc + raw <= cap);
+    put32le(b + opt + 96 + 16, (uint32_t)va);   /* data directory 2: resources */
+    put32le(b + opt + 96 + 20, (uint32_t)(tables + 24 * n));
+    put32le(b + sec + 8, (uint32_t)raw);
+    put32le(b + sec + 12, (uint32_t)va);
+    put32le(b + sec + 16, (uint32_t)raw);
+    put32le(b + sec + 20, (uint32_t)rsrc);
+    return rsrc + raw;
+}
+
+/* Which language of a resource is read: en-US, else another English (0x009 "en" in XP-era binaries, 0x809),
+ * else neutral, else the first — for a binary whose message tables come in several languages. */
+static void test_resource_language_choice(void **state)
+{
+    (void)state;
+    static const struct { uint32_t langs[3]; size_t n; char want; } cases[] = {
+        {{0x407, 0x409, 0x40C}, 3, '1'},
+        {{0x407, 0x809, 0}, 3, '1'},
+        {{0x009, 0x407, 0}, 3, '0'},
+        {{0x407, 0, 0x40C}, 3, '1'},
+        {{0x407, 0x40C, 0}, 2, '0'},
+    };
+    unsigned char b[4096];
+    etl_arena a;
+    etl_arena_init(&a, 1 << 16);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t len = build_message_table_pe(b, sizeof(b), cases[i].langs, cases[i].n);
+        etl_pe_image pe;
+        etl_error err;
+        assert_int_equal(etl_pe_open(&pe, b, len, "langs.dll", &err), ETL_OK);
+        const uint8_t *data;
+        size_t size;
+        assert_int_equal(etl_pe_find_resource(&pe, NULL, ETL_RT_MESSAGETABLE, &data, &size, &err), ETL_OK);
+        etl_message_table t;
+        assert_int_equal(etl_message_table_open(&t, data, size), ETL_OK);
+        const char *text = etl_message_table_lookup(&t, 1, &a);
+        assert_non_null(text);
+        assert_int_equal(text[0], cases[i].want);
+    }
+    etl_arena_free(&a);
+}
+
 static int parse_pe_bytes(const unsigned char *b, size_t len, etl_error *err)
 {
     etl_pe_image pe;
@@ -345,6 +430,7 @@ int main(void)
         cmocka_unit_test(test_mui_lookup),
         cmocka_unit_test(test_resource_variants),
         cmocka_unit_test(test_pe_layout_variants),
+        cmocka_unit_test(test_resource_language_choice),
         cmocka_unit_test(test_hostile_pe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,6 +31,7 @@ enum {
 
 #define HIGH_BIT 0x80000000u
 #define LANG_EN_US 0x409u
+#define LANG_ENGLISH 0x09u              /* primary language id: the low 10 bits of a LANGID */
 #define PICK_LANGUAGE UINT32_MAX        /* want_id: the preferred language (en-US, neutral, any other) */
 #define PICK_FIRST (UINT32_MAX - 1)     /* want_id: the first entry with a numeric id */
 
@@ -132,7 +133,11 @@ static int dir_lookup(const etl_pe_image *pe, size_t dir, const char *want_name,
         uint32_t name = etl_le32(e), tgt = etl_le32(e + 4);
         int is_named = (name & HIGH_BIT) != 0;
         if (want_id == PICK_LANGUAGE && !want_name) {
-            int rank = is_named ? 1 : name == LANG_EN_US ? 4 : name == 0 ? 3 : 2;
+            /* en-US, then another English (0x009 "en" in XP-era binaries, 0x809 …), then neutral, then any */
+            int rank = is_named ? 1
+                     : name == LANG_EN_US ? 5
+                     : (name & 0x3FF) == LANG_ENGLISH ? 4
+                     : name == 0 ? 3 : 2;
             if (rank > best_rank) { best_rank = rank; *target = tgt; }
         } else if (want_id == PICK_FIRST && !want_name) {
             if (!is_named) { *target = tgt; return 0; }
