@@ -271,6 +271,34 @@ static void test_real_binary_variants(void **state)
         put32(c + at + 4, 0);
     }
     parse_same_as(b, len, c, "size-0 lists");
+    /* a map of an undocumented kind: its properties lose their value names, no event is lost */
+    memcpy(c, b, len);
+    uint32_t maps = element(c, "MAPS");
+    uint32_t first_map = etl_le32(c + maps + 12);
+    assert_memory_equal(c + first_map, "VMAP", 4);
+    memcpy(c + first_map, "XMAP", 4);
+    etl_schema_set orig, variant;
+    etl_schema_set_init(&orig);
+    etl_schema_set_init(&variant);
+    etl_error err;
+    assert_int_equal(etl_wevt_parse(&orig, b, len, NULL, "orig", &err), ETL_OK);
+    if (etl_wevt_parse(&variant, c, len, NULL, "unknown map", &err) != ETL_OK) fail_msg("%s", err.message);
+    assert_int_equal(orig.event_count, variant.event_count);
+    size_t mapped = 0, unmapped = 0;
+    for (size_t i = 0; i < orig.event_count; i++)
+        for (size_t k = 0; k < orig.events[i].property_count; k++)
+            if (orig.events[i].properties[k].map) {
+                mapped++;
+                for (size_t j = 0; j < variant.event_count; j++)
+                    if (variant.events[j].descriptor.id == orig.events[i].descriptor.id &&
+                        variant.events[j].descriptor.version == orig.events[i].descriptor.version &&
+                        !variant.events[j].properties[k].map)
+                        unmapped++;
+            }
+    assert_true(mapped > 0);
+    assert_true(unmapped > 0 && unmapped < mapped);   /* the other maps keep their names */
+    etl_schema_set_free(&orig);
+    etl_schema_set_free(&variant);
     free(c);
     free(b);
     /* unknown element kinds (QTAB = 8, FLTR = 9, or newer) are skipped, not fatal: a CRIM 3.1 blob reserves

@@ -218,7 +218,11 @@ static const cached *read_template(wv *w, uint32_t off)
             p->in_type = e[4];
             p->out_type = e[5];
             uint32_t map = etl_le32(e + 8);
-            if (map) {
+            /* only VMAP and BMAP are documented; a map of another kind (a newer compiler's) leaves the value
+             * without names instead of losing every event of the template (omerbenamram/evtx keeps such maps
+             * as "unknown" too) */
+            int known_map = in_bounds(w, map, 4) && (!memcmp(w->d + map, "VMAP", 4) || !memcmp(w->d + map, "BMAP", 4));
+            if (map && (known_map || !in_bounds(w, map, 4))) {
                 p->map = read_map(w, map);
                 if (!p->map) {
                     fail(w, ETL_ERR_FORMAT, map, "VMAP/BMAP out of bounds or bad signature");
