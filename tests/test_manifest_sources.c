@@ -11,6 +11,7 @@
 
 #include "schema/pe_resources.h"
 #include "test_manifest_compare.h"
+#include "util/le.h"
 
 /* .NET runtime provider and its Runtime/Start event (ClrEtwAll.man: value 187 version 0) */
 #define CLR_GUID "{e13c0d23-ccbc-4e12-931b-d9cc2eee27e4}"
@@ -168,6 +169,231 @@ static void test_directory_mui(void **state)
     unlink(to);
     rmdir(de);
     rmdir(dir);
+    free(b);
+}
+
+/* Offset of the UTF-16LE form of `ascii` inside b[from, to), or 0. */
+static size_t find_utf16(const unsigned char *b, size_t from, size_t to, const char *ascii)
+{
+    size_t n = strlen(ascii);
+    for (size_t i = from; i + 2 * n <= to; i++) {
+        size_t k = 0;
+        while (k < n && b[i + 2 * k] == (unsigned char)ascii[k] && b[i + 2 * k + 1] == 0) k++;
+        if (k == n) return i;
+    }
+    return 0;
+}
+
+static void remove_files(const char *dir, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char path[1600];
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+}
+
+/* A copy of a Windows folder: manifests also live in control panel applets (powercfg.cpl) and printer
+ * drivers (winspool.drv) — libyal/winevt-kb lists both as provider message files — and the files skipped
+ * without an error (a binary without WEVT_TEMPLATE, a .dll that is no PE) are counted. */
+static void test_windows_folder_extensions_and_counts(void **state)
+{
+    (void)state;
+    size_t len, large_len;
+    unsigned char *b = read_whole_file("testdata/schemas/pe-wevt/synthetic-from-mc-testcases/TaskOpcodes.dll", &len);
+    unsigned char *large = read_whole_file("testdata/schemas/pe-wevt/synthetic-from-mc-testcases/Large.dll",
+                                           &large_len);
+    assert_non_null(b);
+    assert_non_null(large);
+    char dir[] = "/tmp/etl_windows_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    write_bytes(dir, "POWERCFG.CPL", b, len);
+    write_bytes(dir, "winspool.drv", large, large_len);
+    write_bytes(dir, "fake.dll", "just text", 9);
+    size_t name = find_utf16(b, 0, len, "WEVT_TEMPLATE");
+    assert_true(name != 0);
+    b[name] = 'X';                              /* the type is now "XEVT_TEMPLATE": no manifest */
+    write_bytes(dir, "nomanifest.exe", b, len);
+
+    etl_schema_registry *r = etl_schema_registry_new();
+    etl_error err;
+    etl_schema_load_stats stats;
+    assert_int_equal(etl_schema_load_path_stats(r, dir, ETL_SOURCE_USER_MANIFEST, &err, &stats), ETL_OK);
+    assert_int_equal(stats.loaded, 2);
+    assert_int_equal(stats.without_manifest, 1);
+    assert_int_equal(stats.not_pe, 1);
+    assert_int_equal(stats.failed, 0);
+    assert_non_null(find(r, "{00000000-0000-0000-0000-000000000001}", 1, 0));
+    etl_guid g;
+    assert_int_equal(etl_guid_parse("{716EFEF7-5AC2-4EE0-8277-D9226411A155}", &g), 0);
+    assert_string_equal(etl_schema_registry_provider_name(r, &g), "ProviderName1.716EFEF75AC24EE08277D9226411A155");
+    etl_schema_registry_free(r);
+    static const char *const names[] = {"POWERCFG.CPL", "winspool.drv", "fake.dll", "nomanifest.exe"};
+    remove_files(dir, names, 4);
+    rmdir(dir);
+    free(b);
+    free(large);
+}
+
+/* Which message table wins when a binary has its own and a .mui exists: Windows takes localizable resources
+ * from the .mui and falls back to the language-neutral binary, so an en-US .mui comes first (ids it lacks
+ * come from the binary), while a .mui of another language only stands behind the binary's own table. */
+static void test_mui_precedence(void **state)
+{
+    (void)state;
+    size_t len;
+    unsigned char *b = read_whole_file("testdata/schemas/pe-wevt/synthetic-from-mc-testcases/TaskOpcodes.dll", &len);
+    assert_non_null(b);
+    unsigned char *mui = malloc(len);
+    memcpy(mui, b, len);
+    etl_pe_image pe;
+    etl_error err;
+    const uint8_t *table;
+    size_t table_len;
+    assert_int_equal(etl_pe_open(&pe, mui, len, "mui", &err), ETL_OK);
+    assert_int_equal(etl_pe_find_resource(&pe, NULL, ETL_RT_MESSAGETABLE, &table, &table_len, &err), ETL_OK);
+    size_t from = (size_t)(table - mui);
+    size_t error_text = find_utf16(mui, from, from + table_len, "Error\r\n");
+    assert_true(error_text != 0);
+    mui[error_text] = 'X';                      /* the .mui says "Xrror" for win:Error */
+
+    char dir[] = "/tmp/etl_mui_order_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char lang[600], de[600];
+    snprintf(lang, sizeof(lang), "%s/en-US", dir);
+    snprintf(de, sizeof(de), "%s/de-DE", dir);
+    assert_int_equal(mkdir(lang, 0700), 0);
+    write_bytes(dir, "prov.dll", b, len);
+    write_bytes(lang, "prov.dll.mui", mui, len);
+    char path[700];
+    snprintf(path, sizeof(path), "%s/prov.dll", dir);
+
+    etl_schema_set set;
+    etl_schema_set_init(&set);
+    assert_int_equal(etl_pe_schema_parse(&set, path, &err), ETL_OK);
+    const etl_event_info *e = NULL;
+    for (size_t i = 0; i < set.event_count; i++)
+        if (set.events[i].descriptor.id == 1) e = &set.events[i];
+    assert_non_null(e);
+    assert_string_equal(e->level_name, "Xrror");
+    etl_schema_set_free(&set);
+
+    /* the same .mui in de-DE: the binary's own (English) table wins */
+    assert_int_equal(rename(lang, de), 0);
+    etl_schema_set_init(&set);
+    assert_int_equal(etl_pe_schema_parse(&set, path, &err), ETL_OK);
+    for (size_t i = 0; i < set.event_count; i++)
+        if (set.events[i].descriptor.id == 1) e = &set.events[i];
+    assert_string_equal(e->level_name, "Error");
+    etl_schema_set_free(&set);
+    assert_int_equal(rename(de, lang), 0);
+
+    /* an en-US .mui whose table has no messages: every string comes from the binary's own table */
+    memset((unsigned char *)table, 0, 4);       /* block count 0 */
+    write_bytes(lang, "prov.dll.mui", mui, len);
+    etl_schema_set_init(&set);
+    assert_int_equal(etl_pe_schema_parse(&set, path, &err), ETL_OK);
+    assert_int_equal(set.unresolved_strings, 0);
+    for (size_t i = 0; i < set.event_count; i++)
+        if (set.events[i].descriptor.id == 1) e = &set.events[i];
+    assert_string_equal(e->level_name, "Error");
+    assert_string_equal(e->task_name, "Task.1.1");
+    etl_schema_set_free(&set);
+
+    static const char *const mui_name[] = {"prov.dll.mui"};
+    remove_files(lang, mui_name, 1);
+    static const char *const bin_name[] = {"prov.dll"};
+    remove_files(dir, bin_name, 1);
+    rmdir(lang);
+    rmdir(dir);
+    free(mui);
+    free(b);
+}
+
+static const etl_event_info *event_of(const etl_schema_set *set, uint16_t id)
+{
+    for (size_t i = 0; i < set->event_count; i++)
+        if (set->events[i].descriptor.id == id) return &set->events[i];
+    return NULL;
+}
+
+/* Since Windows 10 1903 some binaries keep their language-neutral resources, WEVT_TEMPLATE included, in
+ * %SystemRoot%\SystemResources\NAME.mun (plaso issue #4259; artemis reads wisp.dll's there), while the strings
+ * stay in System32\en-US\NAME.mui. A copy of the Windows folder: System32/prov.dll without WEVT_TEMPLATE,
+ * SystemResources/PROV.DLL.MUN with it and no strings, System32/en-US/prov.dll.mui with the strings. */
+static void test_systemresources_mun(void **state)
+{
+    (void)state;
+    size_t len;
+    unsigned char *b = read_whole_file("testdata/schemas/pe-wevt/synthetic-from-mc-testcases/TaskOpcodes.dll", &len);
+    assert_non_null(b);
+    char root[] = "/tmp/etl_windows_mun_XXXXXX";
+    assert_non_null(mkdtemp(root));
+    char sys32[600], lang[700], res[600];
+    snprintf(sys32, sizeof(sys32), "%s/System32", root);
+    snprintf(lang, sizeof(lang), "%s/en-US", sys32);
+    snprintf(res, sizeof(res), "%s/SystemResources", root);
+    assert_int_equal(mkdir(sys32, 0700), 0);
+    assert_int_equal(mkdir(lang, 0700), 0);
+    assert_int_equal(mkdir(res, 0700), 0);
+    write_bytes(lang, "prov.dll.mui", b, len);
+    unsigned char *mun = malloc(len), *dll = malloc(len);
+    memcpy(mun, b, len);
+    memcpy(dll, b, len);
+    etl_pe_image pe;
+    etl_error err;
+    assert_int_equal(etl_pe_open(&pe, mun, len, "mun", &err), ETL_OK);
+    size_t rsrc = pe.rsrc_offset, entries = (size_t)etl_le16(mun + rsrc + 12) + etl_le16(mun + rsrc + 14);
+    for (size_t i = 0; i < entries; i++)       /* the .mun keeps no message table */
+        if (etl_le32(mun + rsrc + 16 + 8 * i) == ETL_RT_MESSAGETABLE) mun[rsrc + 16 + 8 * i] = 99;
+    write_bytes(res, "PROV.DLL.MUN", mun, len);
+    size_t wevt = find_utf16(dll, 0, len, "WEVT_TEMPLATE");
+    assert_true(wevt != 0);
+    dll[wevt] = 'X';                            /* the binary has no WEVT_TEMPLATE of its own */
+    write_bytes(sys32, "prov.dll", dll, len);
+
+    /* the binary named alone finds its manifest in ../SystemResources */
+    char path[800];
+    snprintf(path, sizeof(path), "%s/prov.dll", sys32);
+    etl_schema_set set;
+    etl_schema_set_init(&set);
+    if (etl_pe_schema_parse(&set, path, &err) != ETL_OK) fail_msg("%s", err.message);
+    const etl_event_info *e = event_of(&set, 1);
+    assert_non_null(e);
+    assert_string_equal(e->level_name, "Error");
+    assert_string_equal(e->task_name, "Task.1.1");
+    etl_schema_set_free(&set);
+    /* the .mun named alone takes its strings from ../System32/en-US/prov.dll.mui */
+    snprintf(path, sizeof(path), "%s/PROV.DLL.MUN", res);
+    etl_schema_set_init(&set);
+    if (etl_pe_schema_parse(&set, path, &err) != ETL_OK) fail_msg("%s", err.message);
+    e = event_of(&set, 1);
+    assert_non_null(e);
+    assert_string_equal(e->task_name, "Task.1.1");
+    assert_int_equal(set.unresolved_strings, 0);
+    etl_schema_set_free(&set);
+    /* and the whole copy walked: both load, nothing is skipped */
+    etl_schema_registry *r = etl_schema_registry_new();
+    etl_schema_load_stats stats;
+    assert_int_equal(etl_schema_load_path_stats(r, root, ETL_SOURCE_USER_MANIFEST, &err, &stats), ETL_OK);
+    assert_int_equal(stats.loaded, 2);
+    assert_int_equal(stats.without_manifest, 0);
+    e = find(r, "{00000000-0000-0000-0000-000000000001}", 1, 0);
+    assert_non_null(e);
+    assert_string_equal(e->task_name, "Task.1.1");
+    etl_schema_registry_free(r);
+
+    static const char *const in_lang[] = {"prov.dll.mui"}, *const in_sys32[] = {"prov.dll"},
+                             *const in_res[] = {"PROV.DLL.MUN"};
+    remove_files(lang, in_lang, 1);
+    remove_files(sys32, in_sys32, 1);
+    remove_files(res, in_res, 1);
+    rmdir(lang);
+    rmdir(sys32);
+    rmdir(res);
+    rmdir(root);
+    free(dll);
+    free(mun);
     free(b);
 }
 
@@ -362,6 +588,9 @@ int main(void)
         cmocka_unit_test(test_directory_walk),
         cmocka_unit_test(test_directory_mixed),
         cmocka_unit_test(test_directory_mui),
+        cmocka_unit_test(test_windows_folder_extensions_and_counts),
+        cmocka_unit_test(test_mui_precedence),
+        cmocka_unit_test(test_systemresources_mun),
         cmocka_unit_test(test_pe_file),
         cmocka_unit_test(test_bundled_and_precedence),
         cmocka_unit_test(test_export_import_registry),

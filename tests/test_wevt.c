@@ -223,6 +223,106 @@ static void test_hostile_crim(void **state)
     free(b);
 }
 
+/* Variants seen or possible in real binaries, built from mc's output: the parse must give the same model as
+ * the unmodified blob. */
+static void parse_same_as(const unsigned char *orig, size_t len, unsigned char *variant, const char *what)
+{
+    etl_schema_set a, b;
+    etl_schema_set_init(&a);
+    etl_schema_set_init(&b);
+    etl_error err;
+    assert_int_equal(etl_wevt_parse(&a, orig, len, NULL, "orig", &err), ETL_OK);
+    if (etl_wevt_parse(&b, variant, len, NULL, what, &err) != ETL_OK) fail_msg("%s: %s", what, err.message);
+    assert_true(a.event_count > 0);
+    assert_int_equal(a.event_count, b.event_count);
+    assert_int_equal(compare_sets(&a, &b, 0), 0);
+    etl_schema_set_free(&a);
+    etl_schema_set_free(&b);
+}
+
+static void test_real_binary_variants(void **state)
+{
+    (void)state;
+    size_t len;
+    unsigned char *b = large_blob(&len);
+    unsigned char *c = malloc(len);
+    /* CRIM versions other than 3.1/5.1 (the compilers between mc 15063 and 18362 are undocumented): the
+     * layout is recognised by signatures, so a 4.2 or 6.0 header loads like 5.1 */
+    static const uint16_t versions[][2] = {{4, 2}, {6, 0}, {3, 1}, {5, 7}};
+    for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+        memcpy(c, b, len);
+        c[8] = (unsigned char)versions[i][0]; c[9] = 0;
+        c[10] = (unsigned char)versions[i][1]; c[11] = 0;
+        parse_same_as(b, len, c, "version");
+    }
+    /* descriptors in reverse order (kinds are only hints; real binaries order them freely) */
+    memcpy(c, b, len);
+    uint32_t wevt = etl_le32(b + 16 + 16);
+    uint32_t n = etl_le32(b + wevt + 12);
+    for (uint32_t i = 0; i < n; i++) memcpy(c + wevt + 16 + 8 * i, b + wevt + 16 + 8 * (n - 1 - i), 8);
+    parse_same_as(b, len, c, "reversed descriptors");
+    /* lists whose size field is 0 although they have entries: libfwevt and omerbenamram/evtx read them by
+     * their count, bounded by the blob */
+    memcpy(c, b, len);
+    static const char *const lists[] = {"CHAN", "LEVL", "OPCO", "TASK", "KEYW", "EVNT", "EVTA", "PRVA"};
+    for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+        uint32_t at = element(c, lists[i]);
+        assert_true(at != 0);
+        put32(c + at + 4, 0);
+    }
+    parse_same_as(b, len, c, "size-0 lists");
+    /* a map of an undocumented kind: its properties lose their value names, no event is lost */
+    memcpy(c, b, len);
+    uint32_t maps = element(c, "MAPS");
+    uint32_t first_map = etl_le32(c + maps + 12);
+    assert_memory_equal(c + first_map, "VMAP", 4);
+    memcpy(c + first_map, "XMAP", 4);
+    etl_schema_set orig, variant;
+    etl_schema_set_init(&orig);
+    etl_schema_set_init(&variant);
+    etl_error err;
+    assert_int_equal(etl_wevt_parse(&orig, b, len, NULL, "orig", &err), ETL_OK);
+    if (etl_wevt_parse(&variant, c, len, NULL, "unknown map", &err) != ETL_OK) fail_msg("%s", err.message);
+    assert_int_equal(orig.event_count, variant.event_count);
+    size_t mapped = 0, unmapped = 0;
+    for (size_t i = 0; i < orig.event_count; i++)
+        for (size_t k = 0; k < orig.events[i].property_count; k++)
+            if (orig.events[i].properties[k].map) {
+                mapped++;
+                for (size_t j = 0; j < variant.event_count; j++)
+                    if (variant.events[j].descriptor.id == orig.events[i].descriptor.id &&
+                        variant.events[j].descriptor.version == orig.events[i].descriptor.version &&
+                        !variant.events[j].properties[k].map)
+                        unmapped++;
+            }
+    assert_true(mapped > 0);
+    assert_true(unmapped > 0 && unmapped < mapped);   /* the other maps keep their names */
+    etl_schema_set_free(&orig);
+    etl_schema_set_free(&variant);
+    free(c);
+    free(b);
+    /* unknown element kinds (QTAB = 8, FLTR = 9, or newer) are skipped, not fatal: a CRIM 3.1 blob reserves
+     * 11 descriptor slots and zero-fills the unused ones, so two more descriptors fit without moving
+     * anything — one of kind 8 pointing at bytes with no known signature (the WEVT block), one of an unknown
+     * kind pointing past the blob */
+    b = read_whole_file(MC_DIR "wpf-etw.wevt.v3.bin", &len);
+    assert_non_null(b);
+    c = malloc(len);
+    memcpy(c, b, len);
+    wevt = etl_le32(b + 16 + 16);
+    n = etl_le32(b + wevt + 12);
+    assert_true(n + 2 <= 11);
+    assert_int_equal(etl_le32(b + wevt + 16 + 8 * n + 4), 0);   /* a free slot */
+    put32(c + wevt + 12, n + 2);
+    put32(c + wevt + 16 + 8 * n, 8);
+    put32(c + wevt + 16 + 8 * n + 4, wevt);
+    put32(c + wevt + 16 + 8 * (n + 1), 0x77);
+    put32(c + wevt + 16 + 8 * (n + 1) + 4, 0xFFFFFFF0u);
+    parse_same_as(b, len, c, "unknown kinds");
+    free(c);
+    free(b);
+}
+
 static void test_message_table(void **state)
 {
     (void)state;
@@ -251,6 +351,21 @@ static void test_message_table(void **state)
     assert_string_equal(etl_message_table_lookup(&h, 5, &a), "Caf\xc3\xa9 \xe2\x82\xac");
     assert_string_equal(etl_message_table_lookup(&h, 6, &a), "OK");
     assert_null(etl_message_table_lookup(&h, 7, &a));
+    /* flags 2 = MESSAGE_RESOURCE_UTF8 (winnt.h; mc -cp utf-8): UTF-8 text, not Windows-1252 (which would
+     * turn "é" into "Ã©"); a malformed byte becomes U+FFFD */
+    static const uint8_t utf8_table[] = {
+        1, 0, 0, 0,
+        9, 0, 0, 0, 9, 0, 0, 0, 16, 0, 0, 0,
+        12, 0, 2, 0, 'C', 'a', 'f', 0xC3, 0xA9, 0xFF, '\r', '\n',
+    };
+    etl_message_table u;
+    assert_int_equal(etl_message_table_open(&u, utf8_table, sizeof(utf8_table)), ETL_OK);
+    assert_string_equal(etl_message_table_lookup(&u, 9, &a), "Caf\xc3\xa9\xef\xbf\xbd");
+    /* a .mui's table with the binary's own behind it: ids missing from the first come from the second */
+    u.fallback = &h;
+    assert_string_equal(etl_message_table_lookup(&u, 6, &a), "OK");
+    assert_string_equal(etl_message_table_lookup(&u, 9, &a), "Caf\xc3\xa9\xef\xbf\xbd");
+    assert_null(etl_message_table_lookup(&u, 8, &a));
     /* truncated tables never read past the end */
     for (size_t cut = 0; cut < len; cut++)
         if (etl_message_table_open(&t, m, cut) == ETL_OK) (void)etl_message_table_lookup(&t, 0x50000002u, &a);
@@ -265,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_large_details),
         cmocka_unit_test(test_hostile_crim),
         cmocka_unit_test(test_message_table),
+        cmocka_unit_test(test_real_binary_variants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -186,6 +186,17 @@ int etl_schema_load_directory(etl_schema_registry *registry, const char *path, e
  * go on with a partial load and report the failure as a warning. */
 int etl_schema_load_path(etl_schema_registry *registry, const char *path, etl_schema_source source,
                          etl_error *err, unsigned *loaded);
+/* What a load did with the files it met. Inside a folder, PE-named files that are not PEs and binaries without
+ * a WEVT_TEMPLATE are skipped without an error (a copy of System32 holds thousands) but counted here. */
+typedef struct etl_schema_load_stats {
+    unsigned loaded;            /* files that contributed descriptions */
+    unsigned without_manifest;  /* PE binaries without a WEVT_TEMPLATE resource */
+    unsigned not_pe;            /* .dll/.exe/.sys/... files that are not PE files */
+    unsigned failed;            /* files (or parts of files) refused: the first one is in err */
+} etl_schema_load_stats;
+/* etl_schema_load_path with the counts (stats may be NULL). */
+int etl_schema_load_path_stats(etl_schema_registry *registry, const char *path, etl_schema_source source,
+                               etl_error *err, etl_schema_load_stats *stats);
 /* The manifests shipped with etlconv (ETL_SOURCE_BUNDLED; $(PREFIX)/share/etlconv/schemas, or the source
  * tree's src/schema/bundled when run from the build tree), then every entry of $ETLCONV_SCHEMA_PATH
  * (colon-separated files/folders, loaded as user-supplied). Search path and precedence: docs/schemas.md. */

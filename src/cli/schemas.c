@@ -15,8 +15,14 @@ int etlconv_load_schemas(const etlconv_options *opt, etl_schema_registry *regist
     }
     for (size_t i = 0; i < opt->import_count; i++) {
         memset(&err, 0, sizeof err);
-        unsigned loaded = 0;
-        int rc = etl_schema_load_path(registry, opt->imports[i], ETL_SOURCE_USER_MANIFEST, &err, &loaded);
+        etl_schema_load_stats stats;
+        int rc = etl_schema_load_path_stats(registry, opt->imports[i], ETL_SOURCE_USER_MANIFEST, &err, &stats);
+        unsigned loaded = stats.loaded;
+        /* a folder of Windows binaries skips most files: say how many, so that nothing is dropped silently */
+        if (!opt->quiet && (stats.without_manifest || stats.not_pe))
+            fprintf(stderr, "etlconv: %s: %u files loaded, %u refused; skipped %u binaries without WEVT_TEMPLATE "
+                    "and %u non-PE files named like binaries\n", opt->imports[i], stats.loaded, stats.failed,
+                    stats.without_manifest, stats.not_pe);
         if (rc == ETL_OK) continue;
         const char *what = err.message[0] ? err.message : etl_status_name(rc);
         if (loaded == 0) {

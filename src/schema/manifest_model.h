@@ -97,11 +97,13 @@ const char *etl_manifest_out_type_name(uint16_t out_type);
 /* XML instrumentation manifest → set. */
 int etl_manifest_parse(etl_schema_set *set, const char *xml, size_t length, const char *origin, etl_error *err);
 
-/* RT_MESSAGETABLE resource: lookups return UTF-8 text in `arena` (trailing CR/LF stripped), NULL if absent. */
+/* RT_MESSAGETABLE resource: lookups return UTF-8 text in `arena` (trailing CR/LF stripped), NULL if absent.
+ * An id missing from the table is looked up in `fallback` (one level: a binary's own table behind its .mui). */
 typedef struct etl_message_table {
     const uint8_t *data;
     size_t size;
     uint32_t block_count;
+    const struct etl_message_table *fallback;
 } etl_message_table;
 int etl_message_table_open(etl_message_table *table, const uint8_t *data, size_t size);
 const char *etl_message_table_lookup(const etl_message_table *table, uint32_t id, etl_arena *arena);
@@ -113,6 +115,12 @@ int etl_wevt_parse(etl_schema_set *set, const uint8_t *crim, size_t size, const 
 /* A PE file's WEVT_TEMPLATE (+ RT_MESSAGETABLE or .mui) → set. ETL_OK, 1 when the file is a PE without a
  * WEVT_TEMPLATE resource, or an error. */
 int etl_pe_schema_parse(etl_schema_set *set, const char *path, etl_error *err);
+/* The same for many binaries: `cache` keeps the listing of the last folder and its language folders, so a
+ * walk does not re-read them for every binary. */
+typedef struct etl_mui_cache etl_mui_cache;
+etl_mui_cache *etl_mui_cache_new(void);
+void etl_mui_cache_free(etl_mui_cache *cache);
+int etl_pe_schema_parse_cached(etl_schema_set *set, const char *path, etl_mui_cache *cache, etl_error *err);
 
 /* -export core: one instrumentation manifest for these descriptions (grouped by provider; one per
  * (provider, id, version), the first wins). */

@@ -4,11 +4,13 @@
 
 #include "schema/manifest_model.h"
 #include "util/le.h"
+#include "util/utf.h"
 
 enum {
     MT_BLOCK_SIZE = 12,         /* low id, high id, offset of the first entry */
     MT_ENTRY_HEADER = 4,        /* u16 length (incl. header), u16 flags */
-    MT_FLAG_UNICODE = 0x1,
+    MT_FLAG_UNICODE = 0x1,      /* MESSAGE_RESOURCE_UNICODE: UTF-16LE text */
+    MT_FLAG_UTF8 = 0x2,         /* MESSAGE_RESOURCE_UTF8 (winnt.h, mc -cp utf-8): UTF-8 text */
     MT_MAX_WALK = 65536         /* entries walked inside one block (hostile "high" ids) */
 };
 
@@ -55,7 +57,27 @@ static char *ansi_to_utf8(etl_arena *arena, const uint8_t *p, size_t n)
     return out;
 }
 
-const char *etl_message_table_lookup(const etl_message_table *table, uint32_t id, etl_arena *arena)
+/* UTF-8 entry → UTF-8 up to the first NUL, malformed sequences replaced (the text is untrusted). */
+static char *utf8_copy(etl_arena *arena, const uint8_t *p, size_t n)
+{
+    size_t len = 0;
+    while (len < n && p[len]) len++;
+    char *out = etl_arena_alloc(arena, 3 * len + 1);   /* one bad byte → U+FFFD (3 bytes) */
+    if (!out) return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        i += etl_utf8_decode(p + i, len - i, &cp);
+        char enc[4];
+        size_t k = etl_utf8_encode(cp, enc);
+        memcpy(out + o, enc, k);
+        o += k;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+static const char *lookup_one(const etl_message_table *table, uint32_t id, etl_arena *arena)
 {
     if (!table || !table->data || id == UINT32_MAX) return NULL;
     for (uint32_t b = 0; b < table->block_count; b++) {
@@ -73,6 +95,7 @@ const char *etl_message_table_lookup(const etl_message_table *table, uint32_t id
                 const uint8_t *text = table->data + pos + MT_ENTRY_HEADER;
                 size_t bytes = len - MT_ENTRY_HEADER;
                 char *s = (flags & MT_FLAG_UNICODE) ? etl_arena_utf16(arena, text, bytes / 2)
+                          : (flags & MT_FLAG_UTF8)  ? utf8_copy(arena, text, bytes)
                                                     : ansi_to_utf8(arena, text, bytes);
                 if (!s) return NULL;
                 /* mc appends "\r\n" to every message (schemas.md §1.7) */
@@ -84,4 +107,11 @@ const char *etl_message_table_lookup(const etl_message_table *table, uint32_t id
         }
     }
     return NULL;
+}
+
+const char *etl_message_table_lookup(const etl_message_table *table, uint32_t id, etl_arena *arena)
+{
+    const char *s = lookup_one(table, id, arena);
+    if (!s && table && table->fallback) s = lookup_one(table->fallback, id, arena);
+    return s;
 }

@@ -31,6 +31,9 @@ enum {
 
 #define HIGH_BIT 0x80000000u
 #define LANG_EN_US 0x409u
+#define LANG_ENGLISH 0x09u              /* primary language id: the low 10 bits of a LANGID */
+#define PICK_LANGUAGE UINT32_MAX        /* want_id: the preferred language (en-US, neutral, any other) */
+#define PICK_FIRST (UINT32_MAX - 1)     /* want_id: the first entry with a numeric id */
 
 /* RVA → file offset; `*avail` = bytes of raw data from there to the end of the section. */
 static int rva_to_offset(const etl_pe_image *pe, uint32_t rva, size_t *off, size_t *avail)
@@ -95,19 +98,24 @@ int etl_pe_open(etl_pe_image *pe, const uint8_t *data, size_t size, const char *
     return ETL_OK;
 }
 
+/* Resource names compare ignoring ASCII case, as FindResource does (rc stores them upper-cased, other
+ * resource compilers may not); `want` is upper case. */
 static int name_matches(const etl_pe_image *pe, uint32_t name_off, const char *want)
 {
     size_t p = pe->rsrc_offset + (name_off & ~HIGH_BIT);
     if (p >= pe->rsrc_limit || pe->rsrc_limit - p < 2) return 0;
     uint16_t n = etl_le16(pe->data + p);
     if (n != strlen(want) || (pe->rsrc_limit - p - 2) / 2 < n) return 0;
-    for (uint16_t i = 0; i < n; i++)
-        if (etl_le16(pe->data + p + 2 + 2u * i) != (unsigned char)want[i]) return 0;
+    for (uint16_t i = 0; i < n; i++) {
+        uint16_t c = etl_le16(pe->data + p + 2 + 2u * i);
+        if (c >= 'a' && c <= 'z') c = (uint16_t)(c - 'a' + 'A');
+        if (c != (unsigned char)want[i]) return 0;
+    }
     return 1;
 }
 
 /* One directory level: the target of the entry that matches (want_name, or want_id when want_name is
- * NULL; want_id UINT32_MAX = language preference). Returns 0 found, 1 absent, <0 malformed. */
+ * NULL; or PICK_LANGUAGE / PICK_FIRST). Returns 0 found, 1 absent, <0 malformed. */
 static int dir_lookup(const etl_pe_image *pe, size_t dir, const char *want_name, uint32_t want_id,
                       uint32_t *target, etl_error *err)
 {
@@ -124,9 +132,15 @@ static int dir_lookup(const etl_pe_image *pe, size_t dir, const char *want_name,
         const uint8_t *e = pe->data + dir + RES_DIR_SIZE + i * RES_ENTRY_SIZE;
         uint32_t name = etl_le32(e), tgt = etl_le32(e + 4);
         int is_named = (name & HIGH_BIT) != 0;
-        if (want_id == UINT32_MAX && !want_name) {
-            int rank = is_named ? 1 : name == LANG_EN_US ? 4 : name == 0 ? 3 : 2;
+        if (want_id == PICK_LANGUAGE && !want_name) {
+            /* en-US, then another English (0x009 "en" in XP-era binaries, 0x809 …), then neutral, then any */
+            int rank = is_named ? 1
+                     : name == LANG_EN_US ? 5
+                     : (name & 0x3FF) == LANG_ENGLISH ? 4
+                     : name == 0 ? 3 : 2;
             if (rank > best_rank) { best_rank = rank; *target = tgt; }
+        } else if (want_id == PICK_FIRST && !want_name) {
+            if (!is_named) { *target = tgt; return 0; }
         } else if (want_name ? (is_named && name_matches(pe, name, want_name)) : (!is_named && name == want_id)) {
             *target = tgt;
             return 0;
@@ -146,7 +160,10 @@ int etl_pe_find_resource(const etl_pe_image *pe, const char *type_name, uint32_t
     for (int level = 0; level < 3; level++) {
         int rc = level == 0 ? dir_lookup(pe, dir, type_name, type_name ? 0 : type_id, &target, err)
                : level == 1 ? dir_lookup(pe, dir, NULL, 1, &target, err)
-                            : dir_lookup(pe, dir, NULL, UINT32_MAX, &target, err);
+                            : dir_lookup(pe, dir, NULL, PICK_LANGUAGE, &target, err);
+        /* mc and rc always name the resource 1 (every WEVT_TEMPLATE reader checked expects it); another id
+         * is taken rather than losing the manifest, as omerbenamram/evtx reads every name */
+        if (level == 1 && rc == 1) rc = dir_lookup(pe, dir, NULL, PICK_FIRST, &target, err);
         if (rc) return rc;
         int is_dir = (target & HIGH_BIT) != 0;
         if (level < 2 && !is_dir)

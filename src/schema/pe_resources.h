@@ -24,9 +24,9 @@ typedef struct etl_pe_image {
  * directory opens fine (rsrc_offset = 0) and has no resources. */
 int etl_pe_open(etl_pe_image *pe, const uint8_t *data, size_t size, const char *origin, etl_error *err);
 
-/* Finds type (a name like "WEVT_TEMPLATE" when type_name != NULL, else numeric type_id) → name id 1 →
- * language (0x409 preferred, then 0, then the first). Returns ETL_OK and the bytes, 1 when the resource is
- * absent, or an error when the directory is malformed. */
+/* Finds type (a name like "WEVT_TEMPLATE" when type_name != NULL, else numeric type_id) → name id 1 (else
+ * the first numeric name) → language (0x409, another English, 0, the first). Returns ETL_OK and the
+ * bytes, 1 when the resource is absent, or an error when the directory is malformed. */
 int etl_pe_find_resource(const etl_pe_image *pe, const char *type_name, uint32_t type_id, const uint8_t **data,
                          size_t *size, etl_error *err);
 

@@ -23,8 +23,8 @@ typedef struct walk_state {
     etl_schema_source source;
     etl_error *err;          /* first failure */
     int first_rc;
-    unsigned failures;
-    unsigned loaded;
+    etl_schema_load_stats stats;   /* stats.failed counts every failure */
+    etl_mui_cache *mui;      /* folder listings shared by the binaries of a walk */
     int defer;               /* manifests wait for a lookup of a GUID they name (bundled folder) */
 } walk_state;
 
@@ -55,9 +55,17 @@ static int is_manifest_name(const char *name)
     return has_suffix(name, ".man") || has_suffix(name, ".xml") || has_suffix(name, ".manifest");
 }
 
+/* PE extensions that carry WEVT_TEMPLATE resources in Windows folders: besides .dll/.exe/.sys, control
+ * panel applets (powercfg.cpl, firewall.cpl, …) and printer drivers (winspool.drv) are message files of
+ * manifest providers (libyal/winevt-kb docs/sources/message-files), SystemResources\*.mun hold the
+ * manifests of some binaries since Windows 10 1903 (plaso issue #4259); .ocx/.scr/.efi/.tsp/.ax are PEs. */
 static int is_binary_name(const char *name)
 {
-    return has_suffix(name, ".dll") || has_suffix(name, ".exe") || has_suffix(name, ".sys");
+    static const char *const ext[] = {".dll", ".exe", ".sys", ".cpl", ".drv", ".mun", ".ocx", ".scr", ".efi",
+                                      ".tsp", ".ax"};
+    for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
+        if (has_suffix(name, ext[i])) return 1;
+    return 0;
 }
 
 static int contains(const unsigned char *hay, size_t size, const unsigned char *needle, size_t n)
@@ -126,7 +134,7 @@ static void load_one(walk_state *w, const char *path, int strict);
 
 static void load_deferred_manifest(etl_schema_registry *registry, const char *path)
 {
-    walk_state w = {registry, ETL_SOURCE_BUNDLED, NULL, ETL_OK, 0, 0, 0};
+    walk_state w = {registry, ETL_SOURCE_BUNDLED, NULL, ETL_OK, {0, 0, 0, 0}, NULL, 0};
     load_one(&w, path, 0);
 }
 
@@ -138,13 +146,13 @@ static int defer_manifest(walk_state *w, const char *path, const unsigned char *
     int deferred =
         count && etl_schema_registry_defer_file(w->registry, path, guids, count, load_deferred_manifest) == ETL_OK;
     free(guids);
-    if (deferred) w->loaded++;
+    if (deferred) w->stats.loaded++;
     return deferred;
 }
 
 static void record_failure(walk_state *w, int rc, const etl_error *e)
 {
-    w->failures++;
+    w->stats.failed++;
     if (w->first_rc == ETL_OK) {
         w->first_rc = rc;
         if (w->err) *w->err = *e;
@@ -161,17 +169,21 @@ static void load_one(walk_state *w, const char *path, int strict)
     if (is_binary_name(base) || (strict && !is_manifest_name(base) && !has_suffix(base, ".mui"))) {
         etl_schema_set set;
         etl_schema_set_init(&set);
-        int rc = etl_pe_schema_parse(&set, path, &e);
+        int rc = w->mui ? etl_pe_schema_parse_cached(&set, path, w->mui, &e) : etl_pe_schema_parse(&set, path, &e);
         etl_schema_source src = w->source == ETL_SOURCE_BUNDLED ? ETL_SOURCE_BUNDLED : ETL_SOURCE_USER_WEVT;
         if (rc == ETL_OK || set.event_count) {
             etl_error re;
-            if (etl_schema_set_register(&set, w->registry, src, &re) == ETL_OK) w->loaded++;
+            if (etl_schema_set_register(&set, w->registry, src, &re) == ETL_OK) w->stats.loaded++;
             else record_failure(w, re.code, &re);
         }
+        /* a folder of Windows binaries is mostly binaries without manifests and a few non-PE files with PE
+         * names: neither is an error there, but both are counted so that a caller can say what was skipped */
         if (rc == 1 && strict)
             record_failure(w, ETL_ERR_SCHEMA, (etl_schema_fail(&e, ETL_ERR_SCHEMA, path, UINT64_MAX,
                                                                "no WEVT_TEMPLATE resource"), &e));
+        else if (rc == 1) w->stats.without_manifest++;
         else if (rc < 0 && (strict || rc != ETL_ERR_FORMAT || e.offset != 0)) record_failure(w, rc, &e);
+        else if (rc < 0) w->stats.not_pe++;
         etl_schema_set_free(&set);
         return;
     }
@@ -194,7 +206,7 @@ static void load_one(walk_state *w, const char *path, int strict)
     /* what parsed is registered even when a part of the file was refused (the refusal is still reported) */
     if (rc == ETL_OK || (rc < 0 && set.event_count)) {
         etl_error re;
-        if (etl_schema_set_register(&set, w->registry, w->source, &re) == ETL_OK) w->loaded++;
+        if (etl_schema_set_register(&set, w->registry, w->source, &re) == ETL_OK) w->stats.loaded++;
         else record_failure(w, re.code, &re);
     }
     if (rc < 0) record_failure(w, rc, &e);
@@ -230,42 +242,59 @@ static void walk(walk_state *w, const char *dir, int depth)
 
 static int finish(walk_state *w, const char *what)
 {
-    if (w->first_rc != ETL_OK && w->failures > 1 && w->err) {
+    if (w->first_rc != ETL_OK && w->stats.failed > 1 && w->err) {
         size_t l = strlen(w->err->message);
         snprintf(w->err->message + l, sizeof(w->err->message) - l, " (and %u more failures under %s)",
-                 w->failures - 1, what);
+                 w->stats.failed - 1, what);
     }
     return w->first_rc;
+}
+
+static void walk_tree(walk_state *w, const char *path)
+{
+    w->mui = etl_mui_cache_new();   /* NULL (out of memory) only means every binary lists its folder again */
+    walk(w, path, 0);
+    etl_mui_cache_free(w->mui);
+    w->mui = NULL;
 }
 
 int etl_schema_load_directory(etl_schema_registry *registry, const char *path, etl_schema_source source,
                               etl_error *err)
 {
-    walk_state w = {registry, source, err, ETL_OK, 0, 0, 0};
+    walk_state w = {registry, source, err, ETL_OK, {0, 0, 0, 0}, NULL, 0};
     struct stat st;
     if (!registry || !path) return etl_schema_fail(err, ETL_ERR_ARG, path, UINT64_MAX, "bad argument");
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
         return etl_schema_fail(err, ETL_ERR_IO, path, UINT64_MAX, "not a folder");
-    walk(&w, path, 0);
+    walk_tree(&w, path);
     return finish(&w, path);
+}
+
+int etl_schema_load_path_stats(etl_schema_registry *registry, const char *path, etl_schema_source source,
+                               etl_error *err, etl_schema_load_stats *stats)
+{
+    struct stat st;
+    if (stats) memset(stats, 0, sizeof(*stats));
+    if (!registry || !path) return etl_schema_fail(err, ETL_ERR_ARG, path, UINT64_MAX, "bad argument");
+    if (stat(path, &st) != 0) return etl_schema_fail(err, ETL_ERR_IO, path, UINT64_MAX, "no such file or folder");
+    walk_state w = {registry, source, err, ETL_OK, {0, 0, 0, 0}, NULL, 0};
+    if (S_ISDIR(st.st_mode)) {
+        walk_tree(&w, path);
+        finish(&w, path);
+    } else {
+        load_one(&w, path, 1);
+    }
+    if (stats) *stats = w.stats;
+    return w.first_rc;
 }
 
 int etl_schema_load_path(etl_schema_registry *registry, const char *path, etl_schema_source source,
                          etl_error *err, unsigned *loaded)
 {
-    struct stat st;
-    if (loaded) *loaded = 0;
-    if (!registry || !path) return etl_schema_fail(err, ETL_ERR_ARG, path, UINT64_MAX, "bad argument");
-    if (stat(path, &st) != 0) return etl_schema_fail(err, ETL_ERR_IO, path, UINT64_MAX, "no such file or folder");
-    walk_state w = {registry, source, err, ETL_OK, 0, 0, 0};
-    if (S_ISDIR(st.st_mode)) {
-        walk(&w, path, 0);
-        finish(&w, path);
-    } else {
-        load_one(&w, path, 1);
-    }
-    if (loaded) *loaded = w.loaded;
-    return w.first_rc;
+    etl_schema_load_stats stats;
+    int rc = etl_schema_load_path_stats(registry, path, source, err, &stats);
+    if (loaded) *loaded = stats.loaded;
+    return rc;
 }
 
 static int is_dir(const char *path)
@@ -308,8 +337,8 @@ int etl_schema_load_bundled(etl_schema_registry *registry, etl_error *err)
     int rc = ETL_OK;
     if (!registry) return etl_schema_fail(err, ETL_ERR_ARG, "bundled schemas", UINT64_MAX, "bad argument");
     if (bundled_dir(dir, sizeof(dir)) == 0) {
-        walk_state w = {registry, ETL_SOURCE_BUNDLED, err, ETL_OK, 0, 0, 1};
-        walk(&w, dir, 0);
+        walk_state w = {registry, ETL_SOURCE_BUNDLED, err, ETL_OK, {0, 0, 0, 0}, NULL, 1};
+        walk_tree(&w, dir);
         rc = finish(&w, dir);
     }
     const char *env = getenv("ETLCONV_SCHEMA_PATH");

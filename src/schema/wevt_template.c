@@ -1,7 +1,8 @@
 /* Compiled instrumentation manifests: the CRIM blob of a WEVT_TEMPLATE resource (schemas.md §2), versions
- * 3.1 and 5.1, → schema set. Offsets in the blob are from its first byte; every offset, size and count is
- * checked against the blob before use, and elements are identified by the signature found at their
- * offset (the descriptor kind is only a hint). */
+ * 3.1 and 5.1 (any other version is read the same way), → schema set. Offsets in the blob are from its first
+ * byte; every offset, size and count is checked against the blob before use, and elements are identified by
+ * the signature found at their offset (the descriptor kind is only a hint; unknown kinds such as QTAB and
+ * FLTR are skipped). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,7 +94,9 @@ static int list_at(wv *w, uint32_t off, const char *sig, size_t header, size_t e
     if (!in_bounds(w, off, header) || memcmp(w->d + off, sig, 4) != 0)
         return etl_schema_fail(w->err, ETL_ERR_FORMAT, w->origin, off, "%s element out of bounds", sig);
     uint32_t size = etl_le32(w->d + off + LIST_SIZE), n = etl_le32(w->d + off + LIST_COUNT);
-    if (size == 0 && n == 0) return 0;   /* mc writes empty lists with size 0 */
+    /* mc writes empty lists with size 0; libfwevt (and omerbenamram/evtx after it) also read a list whose
+     * size is 0 by its count, so such a list is bounded by the blob instead */
+    if (size == 0) size = (uint32_t)(w->size - off < UINT32_MAX ? w->size - off : UINT32_MAX);
     if (size < header || !in_bounds(w, off, size) || (size - header) / entry < n)
         return etl_schema_fail(w->err, ETL_ERR_FORMAT, w->origin, off,
                                "%s element: %u entries do not fit in %u bytes", sig, n, size);
@@ -215,7 +218,11 @@ static const cached *read_template(wv *w, uint32_t off)
             p->in_type = e[4];
             p->out_type = e[5];
             uint32_t map = etl_le32(e + 8);
-            if (map) {
+            /* only VMAP and BMAP are documented; a map of another kind (a newer compiler's) leaves the value
+             * without names instead of losing every event of the template (omerbenamram/evtx keeps such maps
+             * as "unknown" too) */
+            int known_map = in_bounds(w, map, 4) && (!memcmp(w->d + map, "VMAP", 4) || !memcmp(w->d + map, "BMAP", 4));
+            if (map && (known_map || !in_bounds(w, map, 4))) {
                 p->map = read_map(w, map);
                 if (!p->map) {
                     fail(w, ETL_ERR_FORMAT, map, "VMAP/BMAP out of bounds or bad signature");
@@ -419,13 +426,14 @@ int etl_wevt_parse(etl_schema_set *set, const uint8_t *crim, size_t size, const 
     if (size < CRIM_HEADER || memcmp(crim, "CRIM", 4))
         return fail(&w, ETL_ERR_FORMAT, 0, "not a CRIM blob (WEVT_TEMPLATE signature missing)");
     uint32_t total = etl_le32(crim + CRIM_SIZE);
-    uint16_t major = etl_le16(crim + CRIM_MAJOR);
     if (total < CRIM_HEADER || total > size)
         return etl_schema_fail(err, ETL_ERR_TRUNCATED, w.origin, CRIM_SIZE, "CRIM size %u exceeds the %zu-byte "
                                "resource", total, size);
     w.size = total;
-    if (major != 3 && major != 5)
-        return etl_schema_fail(err, ETL_ERR_FORMAT, w.origin, CRIM_MAJOR, "unsupported CRIM version %u", major);
+    /* The version is not checked: mc 10.0.15063 and older write 3.1, 10.0.18362+ 5.1, and what the compilers
+     * in between wrote is unknown; libfwevt, omerbenamram/evtx, event-trace-kit and artemis read real
+     * binaries without looking at it either. Every element is identified by its signature and bounds-checked,
+     * which is what actually guards the layout. */
     uint32_t providers = etl_le32(crim + CRIM_PROVIDER_COUNT);
     if ((total - CRIM_HEADER) / CRIM_PROVIDER_ENTRY < providers)
         return etl_schema_fail(err, ETL_ERR_FORMAT, w.origin, CRIM_PROVIDER_COUNT,
