@@ -74,3 +74,9 @@ text=$(sed -n 's/.*<string id="string174" value="\([^"]*\)".*/\1/p' "$HMAN")
 want=$(printf '%s' "$text" | sed "s/%1/$rid/; s/%2/$status/")
 [ -n "$rid" ] && [ -n "$status" ] && [ -n "$text" ]; ok $? "HttpService event 12: fields and manifest text found"
 check "$(printf '%s' "$line" | sed -n 's/.*"message":"\([^"]*\)".*/\1/p')" "$want" "JSON Lines: message with its inserts"
+
+# A folder in which nothing is a schema is a failure, not a silent conversion without it.
+mkdir "$T/noschema"
+printf '<?xml version="1.0"?><settings/>\n' > "$T/noschema/settings.xml"
+$ETLCONV $K -q -import "$T/noschema" > /dev/null 2> "$T/err"; check $? 2 "-import of a folder without any schema: exit 2"
+grep -q "noschema: no instrumentation manifest or binary with a WEVT_TEMPLATE found" "$T/err"; ok $? "... saying so"

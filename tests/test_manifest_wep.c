@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -493,9 +494,43 @@ static void test_same_opcode_text_in_many_tasks(void **state)
     free(xml);
 }
 
+/* In a folder, a listing is loaded like an instrumentation manifest (it never says "instrumentation"); other
+ * XML is skipped and counted. */
+static void test_listing_in_a_folder(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/etl_wep_dir_XXXXXX", path[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/Syn-Wep-Names.xml", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(names_doc, f);
+    fclose(f);
+    char other[256];
+    snprintf(other, sizeof other, "%s/settings.xml", dir);
+    f = fopen(other, "w");
+    assert_non_null(f);
+    fputs("<?xml version=\"1.0\"?><settings/>\n", f);
+    fclose(f);
+    etl_schema_registry *r = etl_schema_registry_new();
+    etl_schema_load_stats stats;
+    etl_error err;
+    assert_int_equal(etl_schema_load_path_stats(r, dir, ETL_SOURCE_USER_MANIFEST, &err, &stats), ETL_OK);
+    assert_int_equal(stats.loaded, 1);
+    assert_int_equal(stats.not_manifest, 1);
+    etl_guid g;
+    assert_int_equal(etl_guid_parse(GUID_TEXT, &g), 0);
+    assert_string_equal(etl_schema_registry_provider_name(r, &g), "Syn-Wep-Names");
+    etl_schema_registry_free(r);
+    unlink(path);
+    unlink(other);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_listing_in_a_folder),
         cmocka_unit_test(test_other_tasks_opcode_is_not_taken),
         cmocka_unit_test(test_same_opcode_text_in_many_tasks),
         cmocka_unit_test(test_names_and_values),

@@ -192,6 +192,7 @@ typedef struct etl_schema_load_stats {
     unsigned loaded;            /* files that contributed descriptions */
     unsigned without_manifest;  /* PE binaries without a WEVT_TEMPLATE resource */
     unsigned not_pe;            /* .dll/.exe/.sys/... files that are not PE files */
+    unsigned not_manifest;      /* .man/.xml/.manifest files in a folder that are no event schema */
     unsigned failed;            /* files (or parts of files) refused: the first one is in err */
 } etl_schema_load_stats;
 /* etl_schema_load_path with the counts (stats may be NULL). */

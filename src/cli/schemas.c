@@ -19,10 +19,17 @@ int etlconv_load_schemas(const etlconv_options *opt, etl_schema_registry *regist
         int rc = etl_schema_load_path_stats(registry, opt->imports[i], ETL_SOURCE_USER_MANIFEST, &err, &stats);
         unsigned loaded = stats.loaded;
         /* a folder of Windows binaries skips most files: say how many, so that nothing is dropped silently */
-        if (!opt->quiet && (stats.without_manifest || stats.not_pe))
-            fprintf(stderr, "etlconv: %s: %u files loaded, %u refused; skipped %u binaries without WEVT_TEMPLATE "
-                    "and %u non-PE files named like binaries\n", opt->imports[i], stats.loaded, stats.failed,
-                    stats.without_manifest, stats.not_pe);
+        if (!opt->quiet && (stats.without_manifest || stats.not_pe || stats.not_manifest))
+            fprintf(stderr, "etlconv: %s: %u files loaded, %u refused; skipped %u binaries without WEVT_TEMPLATE, "
+                    "%u non-PE files named like binaries and %u XML files that are no event schema\n",
+                    opt->imports[i], stats.loaded, stats.failed, stats.without_manifest, stats.not_pe,
+                    stats.not_manifest);
+        if (rc == ETL_OK && loaded == 0) {
+            /* a folder without a single schema: converting as if it had been used would only mislead */
+            fprintf(stderr, "etlconv: %s: no instrumentation manifest or binary with a WEVT_TEMPLATE found\n",
+                    opt->imports[i]);
+            return ETLCONV_EXIT_FAILURE;
+        }
         if (rc == ETL_OK) continue;
         const char *what = err.message[0] ? err.message : etl_status_name(rc);
         if (loaded == 0) {

@@ -80,13 +80,13 @@ static int contains(const unsigned char *hay, size_t size, const unsigned char *
     return 0;
 }
 
-/* Cheap pre-check for folder walks: the word "instrumentation" in UTF-8 or UTF-16 (either byte order). */
-static int mentions_instrumentation(const unsigned char *data, size_t size)
+/* `word` in UTF-8 or UTF-16 (either byte order). */
+static int mentions(const unsigned char *data, size_t size, const char *word)
 {
-    static const char word[] = "instrumentation";
-    const size_t n = sizeof(word) - 1;
+    const size_t n = strlen(word);
     if (contains(data, size, (const unsigned char *)word, n)) return 1;
-    unsigned char le[2 * sizeof(word)], be[2 * sizeof(word)];
+    unsigned char le[64], be[64];
+    if (2 * n > sizeof le) return 0;
     for (size_t i = 0; i < n; i++) {
         le[2 * i] = (unsigned char)word[i];
         le[2 * i + 1] = 0;
@@ -94,6 +94,13 @@ static int mentions_instrumentation(const unsigned char *data, size_t size)
         be[2 * i + 1] = (unsigned char)word[i];
     }
     return contains(data, size, le, 2 * n) || contains(data, size, be, 2 * n);
+}
+
+/* Cheap pre-check for folder walks: an instrumentation manifest, or a WEPExplorer listing (<Providers> with
+ * <EventMetadata>, which never says "instrumentation"). */
+static int looks_like_schema(const unsigned char *data, size_t size)
+{
+    return mentions(data, size, "instrumentation") || mentions(data, size, "EventMetadata");
 }
 
 /* ---- bundled manifests, loaded when a trace first names one of their GUIDs ------------------------------- */
@@ -134,7 +141,7 @@ static void load_one(walk_state *w, const char *path, int strict);
 
 static void load_deferred_manifest(etl_schema_registry *registry, const char *path)
 {
-    walk_state w = {registry, ETL_SOURCE_BUNDLED, NULL, ETL_OK, {0, 0, 0, 0}, NULL, 0};
+    walk_state w = {registry, ETL_SOURCE_BUNDLED, NULL, ETL_OK, {0, 0, 0, 0, 0}, NULL, 0};
     load_one(&w, path, 0);
 }
 
@@ -198,8 +205,8 @@ static void load_one(walk_state *w, const char *path, int strict)
         return;
     }
     if (rc == ETL_OK) {
-        /* inside a folder, XML that is no instrumentation manifest is just skipped */
-        if (!strict && !mentions_instrumentation(data, size)) rc = 1;
+        /* inside a folder, XML that is no instrumentation manifest is skipped (and counted) */
+        if (!strict && !looks_like_schema(data, size)) rc = 1, w->stats.not_manifest++;
         else rc = etl_manifest_parse(&set, (const char *)data, size, path, &e);
         free(data);
     }
@@ -261,7 +268,7 @@ static void walk_tree(walk_state *w, const char *path)
 int etl_schema_load_directory(etl_schema_registry *registry, const char *path, etl_schema_source source,
                               etl_error *err)
 {
-    walk_state w = {registry, source, err, ETL_OK, {0, 0, 0, 0}, NULL, 0};
+    walk_state w = {registry, source, err, ETL_OK, {0, 0, 0, 0, 0}, NULL, 0};
     struct stat st;
     if (!registry || !path) return etl_schema_fail(err, ETL_ERR_ARG, path, UINT64_MAX, "bad argument");
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -277,7 +284,7 @@ int etl_schema_load_path_stats(etl_schema_registry *registry, const char *path, 
     if (stats) memset(stats, 0, sizeof(*stats));
     if (!registry || !path) return etl_schema_fail(err, ETL_ERR_ARG, path, UINT64_MAX, "bad argument");
     if (stat(path, &st) != 0) return etl_schema_fail(err, ETL_ERR_IO, path, UINT64_MAX, "no such file or folder");
-    walk_state w = {registry, source, err, ETL_OK, {0, 0, 0, 0}, NULL, 0};
+    walk_state w = {registry, source, err, ETL_OK, {0, 0, 0, 0, 0}, NULL, 0};
     if (S_ISDIR(st.st_mode)) {
         walk_tree(&w, path);
         finish(&w, path);
@@ -337,7 +344,7 @@ int etl_schema_load_bundled(etl_schema_registry *registry, etl_error *err)
     int rc = ETL_OK;
     if (!registry) return etl_schema_fail(err, ETL_ERR_ARG, "bundled schemas", UINT64_MAX, "bad argument");
     if (bundled_dir(dir, sizeof(dir)) == 0) {
-        walk_state w = {registry, ETL_SOURCE_BUNDLED, err, ETL_OK, {0, 0, 0, 0}, NULL, 1};
+        walk_state w = {registry, ETL_SOURCE_BUNDLED, err, ETL_OK, {0, 0, 0, 0, 0}, NULL, 1};
         walk_tree(&w, dir);
         rc = finish(&w, dir);
     }
