@@ -223,6 +223,81 @@ static void test_hostile_crim(void **state)
     free(b);
 }
 
+/* Hostile blobs whose pieces are shared to multiply the work: a minimal CRIM with one EVNT list of `events`
+ * entries, pointed at by `providers` provider entries (one WEVT block); with `temp_props`, every event has its
+ * own 40-byte TEMP header and all of them share one array of that many property entries (the first a UInt32,
+ * the others arrays counted by it). */
+static unsigned char *shared_blob(uint32_t providers, uint32_t events, uint32_t temp_props, size_t *len)
+{
+    uint32_t wevt = 16 + 20 * providers, evnt = wevt + 16 + 8, evnt_size = 16 + 48 * events;
+    uint32_t temps = evnt + evnt_size, props = temps + (temp_props ? 40 * events : 0);
+    uint32_t total = props + 20 * temp_props;
+    unsigned char *b = calloc(1, total);
+    assert_non_null(b);
+    memcpy(b, "CRIM", 4);
+    put32(b + 4, total);
+    b[8] = 3, b[10] = 1;
+    put32(b + 12, providers);
+    for (uint32_t k = 0; k < providers; k++) {
+        put32(b + 16 + 20 * k, k + 1);   /* distinct GUIDs */
+        put32(b + 16 + 20 * k + 16, wevt);
+    }
+    memcpy(b + wevt, "WEVT", 4);
+    put32(b + wevt + 4, total - wevt);
+    put32(b + wevt + 8, 0xFFFFFFFF);
+    put32(b + wevt + 12, 1);
+    put32(b + wevt + 16, 4);   /* element kind EVNT */
+    put32(b + wevt + 20, evnt);
+    memcpy(b + evnt, "EVNT", 4);
+    put32(b + evnt + 4, evnt_size);
+    put32(b + evnt + 8, events);
+    for (uint32_t i = 0; i < events; i++) {
+        unsigned char *e = b + evnt + 16 + 48 * i;
+        e[0] = (unsigned char)i, e[1] = (unsigned char)(i >> 8), e[4] = 4;
+        put32(e + 16, 0xFFFFFFFF);
+        if (!temp_props) continue;
+        uint32_t t = temps + 40 * i;
+        put32(e + 20, t);
+        memcpy(b + t, "TEMP", 4);
+        put32(b + t + 4, 40);
+        put32(b + t + 8, temp_props);   /* all top-level */
+        put32(b + t + 12, temp_props);
+        put32(b + t + 16, props);
+    }
+    for (uint32_t i = 0; i < temp_props; i++) {
+        unsigned char *p = b + props + 20 * i;
+        p[4] = 8, p[5] = 8;             /* UInt32 */
+        if (i) put32(p, 0x10);          /* count from property 0 */
+    }
+    *len = total;
+    return b;
+}
+
+/* Found in review: shared pieces multiplied CPU (one 451 KB blob: 82 s) or memory (a 500 KB blob: 1.5 GB).
+ * Each shared piece is now read once and the rest refused, so the cost stays proportional to the blob. */
+static void test_shared_pieces_do_not_multiply(void **state)
+{
+    (void)state;
+    size_t len;
+    etl_error err;
+    etl_schema_set set;
+    unsigned char *b = shared_blob(1000, 2000, 0, &len);
+    etl_schema_set_init(&set);
+    assert_int_not_equal(etl_wevt_parse(&set, b, len, NULL, "shared.bin", &err), ETL_OK);
+    assert_non_null(strstr(err.message, "EVNT list already read"));
+    assert_int_equal(set.event_count, 2000);   /* the first provider's, once */
+    etl_schema_set_free(&set);
+    free(b);
+
+    b = shared_blob(1, 300, 4000, &len);
+    etl_schema_set_init(&set);
+    assert_int_not_equal(etl_wevt_parse(&set, b, len, NULL, "shared.bin", &err), ETL_OK);
+    assert_non_null(strstr(err.message, "templates share them"));
+    assert_true(set.event_count < 10);
+    etl_schema_set_free(&set);
+    free(b);
+}
+
 /* Variants seen or possible in real binaries, built from mc's output: the parse must give the same model as
  * the unmodified blob. */
 static void parse_same_as(const unsigned char *orig, size_t len, unsigned char *variant, const char *what)
@@ -379,6 +454,7 @@ int main(void)
         cmocka_unit_test(test_mc_vectors),
         cmocka_unit_test(test_large_details),
         cmocka_unit_test(test_hostile_crim),
+        cmocka_unit_test(test_shared_pieces_do_not_multiply),
         cmocka_unit_test(test_message_table),
         cmocka_unit_test(test_real_binary_variants),
     };

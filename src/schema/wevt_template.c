@@ -45,6 +45,8 @@ typedef struct wv {
     /* elements of the current provider (0 = absent) */
     uint32_t chan, levl, opco, task, keyw, evnt, maps, ttbl, prva, evta;
     offset_cache templates, maps_by_offset;
+    offset_cache event_lists;   /* EVNT lists read so far: one shared by several providers is read once */
+    size_t template_properties; /* property entries of all templates read: bounded by what the blob holds */
 } wv;
 
 static int fail(wv *w, int code, uint64_t off, const char *what)
@@ -169,17 +171,6 @@ static const etl_map_info *read_map(wv *w, uint32_t off)
     return info;
 }
 
-/* The struct whose members include property `index`, or -1 at top level (or when no struct claims it). */
-static int64_t scope_of(const etl_property_info *props, uint32_t total, uint32_t params, uint32_t index)
-{
-    if (index < params) return -1;
-    for (uint32_t s = 0; s < total; s++)
-        if ((props[s].flags & ETL_PROP_STRUCT) && index >= props[s].struct_start &&
-            index - props[s].struct_start < props[s].struct_count)
-            return s;
-    return -1;
-}
-
 /* TEMP block → property array (cached: events share templates). NULL + error on malformed input. */
 static const cached *read_template(wv *w, uint32_t off)
 {
@@ -197,6 +188,13 @@ static const cached *read_template(wv *w, uint32_t off)
                         "TEMP: %u properties (%u top-level) at 0x%x do not fit the blob", total, params, props_off);
         return NULL;
     }
+    /* mc gives every template its own entries, so all templates together have at most size/20 of them; many
+     * TEMP headers pointing at one big array would multiply the memory instead */
+    if (total > w->size / PROP_ENTRY - w->template_properties) {
+        fail(w, ETL_ERR_FORMAT, off, "TEMP: more property entries than the blob holds (templates share them)");
+        return NULL;
+    }
+    w->template_properties += total;
     etl_property_info *props = etl_arena_alloc(&w->set->arena, (total ? total : 1) * sizeof(*props));
     if (!props) { fail(w, ETL_ERR_NOMEM, off, "out of memory"); return NULL; }
     for (uint32_t i = 0; i < total; i++) {
@@ -241,15 +239,27 @@ static const cached *read_template(wv *w, uint32_t off)
             return NULL;
         }
     }
+    /* The struct each property belongs to (-1: top level or unclaimed). mc gives every member one struct, so
+     * member ranges that overlap are refused; that also keeps this linear in the property count. */
+    int32_t scope[MAX_TEMPLATE_PROPERTIES];
+    for (uint32_t i = 0; i < total; i++) scope[i] = -1;
+    for (uint32_t s = 0; s < total; s++) {
+        if (!(props[s].flags & ETL_PROP_STRUCT)) continue;
+        for (uint32_t m = props[s].struct_start; m < (uint32_t)props[s].struct_start + props[s].struct_count; m++) {
+            if (scope[m] != -1) {
+                fail(w, ETL_ERR_FORMAT, props_off + (size_t)s * PROP_ENTRY, "TEMP: struct members overlap");
+                return NULL;
+            }
+            scope[m] = (int32_t)s;
+        }
+    }
     /* A count/length names an earlier property of the same scope (top level or the same struct), as in a
      * manifest: anything else has no manifest form and would decode differently after -export/-import. */
     for (uint32_t i = 0; i < total; i++) {
         const etl_property_info *p = &props[i];
         int refers = (p->flags & (ETL_PROP_PARAM_COUNT | ETL_PROP_PARAM_LENGTH)) != 0;
-        if (refers && ((p->flags & ETL_PROP_PARAM_COUNT && scope_of(props, total, params, p->count) !=
-                                                             scope_of(props, total, params, i)) ||
-                       (p->flags & ETL_PROP_PARAM_LENGTH && scope_of(props, total, params, p->length) !=
-                                                              scope_of(props, total, params, i)))) {
+        if (refers && ((p->flags & ETL_PROP_PARAM_COUNT && scope[p->count] != scope[i]) ||
+                       (p->flags & ETL_PROP_PARAM_LENGTH && scope[p->length] != scope[i]))) {
             fail(w, ETL_ERR_FORMAT, props_off + (size_t)i * PROP_ENTRY,
                  "TEMP: count/length refers to a property outside its struct");
             return NULL;
@@ -326,6 +336,12 @@ static int read_events(wv *w, const etl_set_provider *sp)
 {
     uint32_t n;
     if (list_at(w, w->evnt, "EVNT", EVNT_HEADER, EVNT_ENTRY, &n)) return -1;
+    /* mc gives every provider its own list; a hostile blob pointing many providers at one list would multiply
+     * its events (providers x events) */
+    if (n && cache_get(&w->event_lists, w->evnt))
+        return fail(w, ETL_ERR_FORMAT, w->evnt, "EVNT list already read for another provider");
+    if (n && !cache_put(&w->event_lists, (cached){w->evnt, NULL, 0, 0}))
+        return fail(w, ETL_ERR_NOMEM, w->evnt, "out of memory");
     etl_keyword_def *defs;
     size_t ndefs, nnames;
     if (keyword_defs(w, &defs, &ndefs)) return -1;
@@ -448,5 +464,6 @@ int etl_wevt_parse(etl_schema_set *set, const uint8_t *crim, size_t size, const 
     }
     free(w.templates.slots);
     free(w.maps_by_offset.slots);
+    free(w.event_lists.slots);
     return rc;
 }
