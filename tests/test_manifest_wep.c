@@ -364,6 +364,13 @@ static void test_huge_numbers(void **state)
         "</Providers>\n";
     expect_refusal(big_level, "line 2: <Level> 'syn:Huge': no <Name>, or <Value> '4096' is not a number up to 255",
                    NULL, 1);
+    /* the element at fault is named: here the opcode's <Task>, not its <Value> */
+    static const char big_task[] =
+        "<Providers><Provider><Name>Syn-BigTask</Name><Metadata><Guid>" GUID_TEXT "</Guid>\n"
+        "<Opcodes><Opcode><Name>op</Name><Value>20</Value><Task>70000</Task></Opcode></Opcodes>\n"
+        "</Metadata><EventMetadata><Event><Id>1</Id><Version>0</Version></Event></EventMetadata></Provider>"
+        "</Providers>\n";
+    expect_refusal(big_task, "line 2: <Opcode> 'op': <Task> '70000' is not a number up to 65535", NULL, 1);
 }
 
 /* 70,000 <Task> entries: the first 65,536 are kept, the rest reported; events still load. */

@@ -164,15 +164,9 @@ static mx_item *table_add(mx_context *ctx, mx_table *t)
     return it;
 }
 
-static const char *local_name(const char *name)
-{
-    const char *colon = strchr(name, ':');
-    return colon ? colon + 1 : name;
-}
-
 static int item_key_cmp(const char *local, uint16_t task, const mx_item *it)
 {
-    int c = strcmp(local, local_name(it->name));
+    int c = strcmp(local, etl_qname_local(it->name));
     if (c) return c;
     return (task > it->task) - (task < it->task);
 }
@@ -180,7 +174,7 @@ static int item_key_cmp(const char *local, uint16_t task, const mx_item *it)
 static int item_ptr_cmp(const void *pa, const void *pb)
 {
     const mx_item *a = *(const mx_item *const *)pa, *b = *(const mx_item *const *)pb;
-    int c = item_key_cmp(local_name(a->name), a->task, b);
+    int c = item_key_cmp(etl_qname_local(a->name), a->task, b);
     if (c) return c;
     return (a > b) - (a < b);   /* declaration order among equal keys */
 }
@@ -199,7 +193,7 @@ static int table_index(mx_context *ctx, mx_table *t)
 static const mx_item *table_lookup(const mx_table *t, const char *name, uint16_t task)
 {
     if (!t->index) return NULL;
-    const char *local = local_name(name);
+    const char *local = etl_qname_local(name);
     size_t lo = 0, hi = t->count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -324,7 +318,7 @@ static int lookup_named(mx_context *ctx, const mx_table *t, enum etl_winmeta_kin
         }
     }
     /* PerfView's TDH-regenerated manifests write level 0 as "win:Always" (TraceEventLevel.Always) */
-    if (!w && kind == ETL_WINMETA_LEVEL && strcmp(local_name(name), "Always") == 0)
+    if (!w && kind == ETL_WINMETA_LEVEL && strcmp(etl_qname_local(name), "Always") == 0)
         w = etl_winmeta_find_value(ETL_WINMETA_LEVEL, 0);
     if (!w) { ctx->set->unresolved_strings++; return -1; }
     *value = w->value;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "etl/etl_schema.h"
 
@@ -132,6 +133,14 @@ int etl_schema_fail(etl_error *err, int code, const char *origin, uint64_t offse
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
+
+/* The local part of a QName-like manifest value ("win:UInt32" → "UInt32"): real manifests use the literal
+ * win:/xs: prefixes, and names are matched by local part whatever prefix a dump chose. */
+static inline const char *etl_qname_local(const char *name)
+{
+    const char *colon = strchr(name, ':');
+    return colon ? colon + 1 : name;
+}
 
 /* Whole file into memory (NUL-terminated), refusing files above `limit` bytes. */
 int etl_schema_read_file(const char *path, size_t limit, unsigned char **data, size_t *size, etl_error *err);

@@ -22,16 +22,10 @@ static int entry_cmp(const void *pa, const void *pb)
     return a->value < b->value ? -1 : a->value > b->value;
 }
 
-static const char *local_part(const char *name)
-{
-    const char *colon = strchr(name, ':');
-    return colon ? colon + 1 : name;
-}
-
 static int map_cmp(const void *pa, const void *pb)
 {
     const mx_map *a = pa, *b = pb;
-    int c = strcmp(local_part(a->name), local_part(b->name));
+    int c = strcmp(etl_qname_local(a->name), etl_qname_local(b->name));
     return c ? c : (a->order > b->order) - (a->order < b->order);
 }
 
@@ -92,16 +86,16 @@ int mx_parse_maps(mx_context *ctx, const xmlNode *provider, etl_error *err)
 /* Maps are sorted by local name: the exact QName first, else the first map with that local name. */
 static const etl_map_info *find_map(const mx_context *ctx, const char *name)
 {
-    const char *local = local_part(name);
+    const char *local = etl_qname_local(name);
     size_t lo = 0, hi = ctx->map_count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(local, local_part(ctx->maps[mid].name)) > 0) lo = mid + 1;
+        if (strcmp(local, etl_qname_local(ctx->maps[mid].name)) > 0) lo = mid + 1;
         else hi = mid;
     }
     const etl_map_info *first = NULL;
     for (size_t i = lo; i < ctx->map_count && i < lo + 64; i++) {
-        if (strcmp(local, local_part(ctx->maps[i].name)) != 0) break;
+        if (strcmp(local, etl_qname_local(ctx->maps[i].name)) != 0) break;
         if (strcmp(ctx->maps[i].name, name) == 0) return ctx->maps[i].info;
         if (!first) first = ctx->maps[i].info;
     }

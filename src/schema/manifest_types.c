@@ -101,14 +101,6 @@ static const type_name out_types[] = {
     {"win:Pkcs7WithTypeInfo", 36}, {"win:CodePointer", 37}, {"win:DateTimeUtc", 38},
 };
 
-/* Manifests use the literal "win:" / "xs:" prefixes in practice; accept any prefix by local name too
- * (xs:GUID vs win:GUID spellings exist in the wild). */
-static const char *local_part(const char *name)
-{
-    const char *colon = strchr(name, ':');
-    return colon ? colon + 1 : name;
-}
-
 /* Accepted on input only (never written by -export, which must stay mc-compatible): manifests regenerated
  * from TDH by PerfView's GetManifestForRegisteredProvider (repnz/etw-providers-docs, EVTX-ETW-Resources)
  * name each property's TDH in-type with its TraceEvent enum name, "win:" + TdhInputType.ToString(). */
@@ -128,9 +120,9 @@ int etl_manifest_in_type(const char *name, uint16_t *out)
     for (size_t i = 0; i < COUNT(in_types); i++)
         if (strcmp(in_types[i].name, name) == 0) { *out = in_types[i].code; return 0; }
     for (size_t i = 0; i < COUNT(in_types); i++)
-        if (strcmp(local_part(in_types[i].name), local_part(name)) == 0) { *out = in_types[i].code; return 0; }
+        if (strcmp(etl_qname_local(in_types[i].name), etl_qname_local(name)) == 0) { *out = in_types[i].code; return 0; }
     for (size_t i = 0; i < COUNT(in_type_aliases); i++)
-        if (strcmp(in_type_aliases[i].name, local_part(name)) == 0) { *out = in_type_aliases[i].code; return 0; }
+        if (strcmp(in_type_aliases[i].name, etl_qname_local(name)) == 0) { *out = in_type_aliases[i].code; return 0; }
     return -1;
 }
 
@@ -140,8 +132,8 @@ int etl_manifest_out_type(const char *name, uint16_t *out)
     for (size_t i = 0; i < COUNT(out_types); i++)
         if (strcmp(out_types[i].name, name) == 0) { *out = out_types[i].code; return 0; }
     for (size_t i = 0; i < COUNT(out_types); i++)
-        if (strcmp(local_part(out_types[i].name), local_part(name)) == 0) { *out = out_types[i].code; return 0; }
-    if (strcmp(local_part(name), "NOPRINT") == 0) { *out = ETL_OUT_NOPRINT; return 0; }
+        if (strcmp(etl_qname_local(out_types[i].name), etl_qname_local(name)) == 0) { *out = out_types[i].code; return 0; }
+    if (strcmp(etl_qname_local(name), "NOPRINT") == 0) { *out = ETL_OUT_NOPRINT; return 0; }
     return -1;
 }
 

@@ -158,13 +158,20 @@ static int parse_list(mx_context *ctx, const xmlNode *metadata, const wep_list_s
         const char *name = child_text(ctx, c, spec->name_tag), *value = child_text(ctx, c, spec->value_tag);
         uint64_t v, task = 0, index = 0;
         const char *task_text = child_text(ctx, c, "Task"), *index_text = child_text(ctx, c, "Index");
-        if (!name || !*name || mx_number(value, &v) || v > spec->max_value ||
-            (spec == &OPCODES && task_text && (mx_number(task_text, &task) || task > UINT16_MAX)) ||
-            (spec == &CHANNELS && index_text && mx_number(index_text, &index))) {
-            etl_schema_fail(mx_err(ctx), ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
-                            "line %ld: <%s> '%.120s': no <%s>, or <%s> '%.40s' is not a number up to %llu; entry left out",
-                            line_of(c), spec->entry, name ? name : "", spec->name_tag, spec->value_tag,
-                            value ? value : "(none)", (unsigned long long)spec->max_value);
+        int bad_value = !name || !*name || mx_number(value, &v) || v > spec->max_value;
+        int bad_task = !bad_value && spec == &OPCODES && task_text && (mx_number(task_text, &task) || task > UINT16_MAX);
+        int bad_index = !bad_value && spec == &CHANNELS && index_text && mx_number(index_text, &index);
+        if (bad_value || bad_task || bad_index) {
+            if (bad_value)
+                etl_schema_fail(mx_err(ctx), ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
+                                "line %ld: <%s> '%.120s': no <%s>, or <%s> '%.40s' is not a number up to %llu; entry "
+                                "left out", line_of(c), spec->entry, name ? name : "", spec->name_tag, spec->value_tag,
+                                value ? value : "(none)", (unsigned long long)spec->max_value);
+            else
+                etl_schema_fail(mx_err(ctx), ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
+                                "line %ld: <%s> '%.120s': <%s> '%.40s' is not a number%s; entry left out", line_of(c),
+                                spec->entry, name, bad_task ? "Task" : "Index", bad_task ? task_text : index_text,
+                                bad_task ? " up to 65535" : "");
             mx_failed(ctx, ETL_ERR_SCHEMA);
             continue;
         }
