@@ -468,6 +468,25 @@ static void test_other_tasks_opcode_is_not_taken(void **state)
     etl_schema_set_free(&set);
 }
 
+/* A listing without <Index>: a channel's place in the list gives its keyword bit (the second one bit 62). */
+static void test_channel_position_without_index(void **state)
+{
+    (void)state;
+    static const char doc[] =
+        "<Providers><Provider><Name>Syn-Wep-Chan</Name><Metadata><Guid>" GUID_TEXT "</Guid>\n"
+        "<Channels><Channel><Message>C</Message><Path>S/Op</Path><Id>16</Id></Channel>"
+        "<Channel><Message>D</Message><Path>S/Dbg</Path><Id>17</Id></Channel></Channels>\n"
+        "</Metadata><EventMetadata>\n"
+        "<Event><Id>1</Id><Version>0</Version><Channel>D</Channel></Event>\n"
+        "</EventMetadata></Provider></Providers>\n";
+    etl_schema_set set;
+    etl_error err;
+    assert_int_equal(parse(doc, &set, &err), ETL_OK);
+    assert_int_equal(find_event(&set, 1, 0)->descriptor.channel, 17);
+    assert_int_equal(find_event(&set, 1, 0)->descriptor.keyword, 0x4000000000000000ull);
+    etl_schema_set_free(&set);
+}
+
 /* Many tasks with an opcode of the same display string: each event gets its own task's, however many share
  * the text. */
 static void test_same_opcode_text_in_many_tasks(void **state)
@@ -539,6 +558,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_listing_in_a_folder),
         cmocka_unit_test(test_other_tasks_opcode_is_not_taken),
+        cmocka_unit_test(test_channel_position_without_index),
         cmocka_unit_test(test_same_opcode_text_in_many_tasks),
         cmocka_unit_test(test_names_and_values),
         cmocka_unit_test(test_template_in_cdata),

@@ -153,10 +153,11 @@ static int parse_list(mx_context *ctx, const xmlNode *metadata, const wep_list_s
     l->items = etl_arena_alloc(&ctx->set->arena, n * sizeof(*l->items));
     l->keys = etl_arena_alloc(&ctx->set->arena, 2 * n * sizeof(*l->keys));
     if (!l->items || !l->keys) return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory");
+    uint64_t position = 0;   /* a channel without <Index> is at its place in the list */
     for (const xmlNode *c = sec->children; c && l->count < n; c = c->next) {
         if (!mx_is(c, spec->entry)) continue;
         const char *name = child_text(ctx, c, spec->name_tag), *value = child_text(ctx, c, spec->value_tag);
-        uint64_t v, task = 0, index = 0;
+        uint64_t v, task = 0, index = position++;
         const char *task_text = child_text(ctx, c, "Task"), *index_text = child_text(ctx, c, "Index");
         int bad_value = !name || !*name || mx_number(value, &v) || v > spec->max_value;
         int bad_task = !bad_value && spec == &OPCODES && task_text && (mx_number(task_text, &task) || task > UINT16_MAX);
