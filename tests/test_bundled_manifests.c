@@ -245,6 +245,48 @@ static void test_deferred_files_load_on_first_lookup(void **state)
     etl_schema_registry_free(r);
 }
 
+/* The GUIDs a manifest names, in UTF-8 and in UTF-16 (both byte orders, with and without byte order mark):
+ * provider guid, task eventGUID (either quote, spaces around '='), each once; other attributes and text
+ * ignored. */
+static size_t scan_as(const char *text, int utf16, int big_endian, int bom, etl_guid *out, size_t max)
+{
+    size_t n = strlen(text), size = utf16 ? 2 * n + (bom ? 2 : 0) : n;
+    unsigned char *buf = malloc(size ? size : 1), *p = buf;
+    assert_non_null(buf);
+    if (utf16 && bom) *p++ = big_endian ? 0xFE : 0xFF, *p++ = big_endian ? 0xFF : 0xFE;
+    for (size_t i = 0; i < n; i++) {
+        if (!utf16) *p++ = (unsigned char)text[i];
+        else if (big_endian) *p++ = 0, *p++ = (unsigned char)text[i];
+        else *p++ = (unsigned char)text[i], *p++ = 0;
+    }
+    size_t found = etl_deferred_scan_guids(buf, size, out, max);
+    free(buf);
+    return found;
+}
+
+static void test_guid_scan(void **state)
+{
+    (void)state;
+    static const char doc[] =
+        "<instrumentationManifest><provider name=\"P\" guid=\"{22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716}\">"
+        "<task name=\"T\" eventGUID = '{7dd42a49-5329-4832-8dfd-43d979153a88}'/>"
+        "<provider name=\"Q\" guid=\"{22FB2CD6-0E7B-422B-A0C7-2FAD1FD0E716}\"/>"
+        "<data name=\"guid\" inType=\"win:GUID\"/> guid=not-an-attribute {e13c0d23-ccbc-4e12-931b-d9cc2eee27e4}"
+        "</instrumentationManifest>";
+    etl_guid want[2], got[8];
+    assert_int_equal(etl_guid_parse("{22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716}", &want[0]), 0);
+    assert_int_equal(etl_guid_parse("{7dd42a49-5329-4832-8dfd-43d979153a88}", &want[1]), 0);
+    for (int form = 0; form < 5; form++) {
+        int utf16 = form > 0, be = form == 2 || form == 4, bom = form <= 2;
+        size_t n = scan_as(doc, utf16, be, bom, got, 8);
+        assert_int_equal(n, 2);
+        assert_true(etl_guid_equal(&got[0], &want[0]));
+        assert_true(etl_guid_equal(&got[1], &want[1]));
+    }
+    /* more GUIDs than the caller keeps: 0, so the file is loaded at once instead */
+    assert_int_equal(scan_as(doc, 0, 0, 0, got, 1), 0);
+}
+
 /* ---- deferred bundled loading = loading the folder up front ---------------------------------------------------- */
 
 typedef struct twin {
@@ -305,6 +347,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_deferred_files_load_on_first_lookup),
+        cmocka_unit_test(test_guid_scan),
         cmocka_unit_test(test_deferred_bundled_decodes_like_eager),
         cmocka_unit_test(test_kernel_providers_match_trace_metadata),
         cmocka_unit_test(test_tx_traces_decode_with_no_option),

@@ -1,7 +1,9 @@
-/* Deferred schema files: see deferred_files.h. A handful of files and a few dozen GUIDs, so plain arrays; the
- * per-lookup cost when nothing matches is one byte test, or one GUID compare for the last GUID missed. */
+/* Deferred schema files (see deferred_files.h): the list the registry consults, and the scan that finds which
+ * GUIDs a manifest names. A handful of files and a few dozen GUIDs, so plain arrays; the per-lookup cost when
+ * nothing matches is one byte test, or one GUID compare for the last GUID missed. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "schema/deferred_files.h"
 
@@ -89,4 +91,61 @@ void etl_deferred_free(etl_deferred_files *d)
     free(d->files);
     free(d->guids);
     free(d);
+}
+
+/* ---- which GUIDs a manifest names ------------------------------------------------------------------------ */
+
+/* A UTF-16 document (with or without byte order mark) narrowed to one byte per code unit, non-ASCII units
+ * as 0x7F, so that scan_ascii reads it too; NULL when the text is not UTF-16 (or out of memory). */
+static unsigned char *narrow_utf16(const unsigned char *data, size_t size, size_t *narrowed)
+{
+    int le = size >= 2 && ((data[0] == 0xFF && data[1] == 0xFE) || (data[0] == '<' && data[1] == 0));
+    int be = size >= 2 && ((data[0] == 0xFE && data[1] == 0xFF) || (data[0] == 0 && data[1] == '<'));
+    if (!le && !be) return NULL;
+    unsigned char *out = malloc(size / 2 + 1);
+    if (!out) return NULL;
+    for (size_t i = 0; i + 1 < size; i += 2) {
+        unsigned lo = data[i + (be ? 1 : 0)], hi = data[i + (be ? 0 : 1)];
+        out[i / 2] = hi == 0 && lo < 0x80 ? (unsigned char)lo : 0x7F;
+    }
+    *narrowed = size / 2;
+    return out;
+}
+
+static size_t scan_ascii(const unsigned char *data, size_t size, etl_guid *out, size_t max)
+{
+    size_t n = 0;
+    for (const unsigned char *eq = data; (eq = memchr(eq, '=', (size_t)(data + size - eq))) != NULL; eq++) {
+        size_t at = (size_t)(eq - data), name_end = at;
+        while (name_end && (data[name_end - 1] == ' ' || data[name_end - 1] == '\t' || data[name_end - 1] == '\r' ||
+                            data[name_end - 1] == '\n'))
+            name_end--;
+        if (name_end < 4 || strncasecmp((const char *)data + name_end - 4, "guid", 4) != 0) continue;
+        size_t j = at + 1;
+        while (j < size && (data[j] == ' ' || data[j] == '\t' || data[j] == '\r' || data[j] == '\n')) j++;
+        if (j >= size || (data[j] != '"' && data[j] != '\'')) continue;
+        unsigned char quote = data[j++];
+        char text[40];
+        size_t k = 0;
+        while (j + k < size && data[j + k] != quote && k < sizeof(text) - 1) text[k] = (char)data[j + k], k++;
+        text[k] = '\0';
+        etl_guid g;
+        if (etl_guid_parse(text, &g) != 0) continue;
+        size_t seen = 0;
+        while (seen < n && !etl_guid_equal(&out[seen], &g)) seen++;
+        if (seen == n) {
+            if (n == max) return 0;   /* more than we keep: the caller loads the file now instead */
+            out[n++] = g;
+        }
+    }
+    return n;
+}
+
+size_t etl_deferred_scan_guids(const unsigned char *data, size_t size, etl_guid *out, size_t max)
+{
+    size_t narrowed_size = 0;
+    unsigned char *narrowed = narrow_utf16(data, size, &narrowed_size);
+    size_t n = narrowed ? scan_ascii(narrowed, narrowed_size, out, max) : scan_ascii(data, size, out, max);
+    free(narrowed);
+    return n;
 }

@@ -24,6 +24,12 @@ void etl_deferred_load(etl_deferred_files *set, etl_schema_registry *registry, c
 
 void etl_deferred_free(etl_deferred_files *set);
 
+/* Every GUID a manifest (UTF-8 or UTF-16 text) writes as the value of an attribute whose name ends in "guid"
+ * (provider guid, task eventGUID, controlGuid…), found without parsing the document: naming too many only
+ * loads a file early. Returns the distinct GUIDs in out, 0 when there are none or more than `max`. */
+#define ETL_DEFERRED_MAX_GUIDS 4096
+size_t etl_deferred_scan_guids(const unsigned char *data, size_t size, etl_guid *out, size_t max);
+
 /* Registry side (registry.c): hands `path` to the registry's deferred set. */
 int etl_schema_registry_defer_file(etl_schema_registry *registry, const char *path, const etl_guid *guids,
                                    size_t guid_count, etl_deferred_loader loader);

@@ -375,7 +375,7 @@ static int parse_event(mx_context *ctx, const xmlNode *e, const mx_provider *p, 
         /* refused, not dropped quietly: its records would otherwise decode as "no schema" with no reason */
         etl_schema_fail(mx_err(ctx), ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
                         "line %ld: event value '%s' version '%s': not an id up to 65535 and a version up to 255; "
-                        "event left out", mx_line(e), value_text ? value_text : "(none)",
+                        "event left out", xmlGetLineNo(e), value_text ? value_text : "(none)",
                         version_text ? version_text : "0");
         mx_failed(ctx, ETL_ERR_SCHEMA);
         return ETL_OK;
@@ -465,7 +465,7 @@ static int parse_event(mx_context *ctx, const xmlNode *e, const mx_provider *p, 
             set->event_count--;
             etl_schema_fail(mx_err(ctx), ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
                             "line %ld: event %llu version %llu: template '%.120s' is not defined in provider '%.120s'; "
-                            "event left out", mx_line(e), (unsigned long long)id, (unsigned long long)version, a,
+                            "event left out", xmlGetLineNo(e), (unsigned long long)id, (unsigned long long)version, a,
                             sp->name ? sp->name : "?");
             mx_failed(ctx, ETL_ERR_SCHEMA);
             return ETL_OK;
@@ -484,7 +484,7 @@ static int parse_provider(mx_context *ctx, const xmlNode *prov, etl_error *err)
     etl_guid guid;
     if (!guid_text || etl_guid_parse(guid_text, &guid) != 0)
         return etl_schema_fail(err, ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
-                               "line %ld: provider '%s': missing or invalid guid", mx_line(prov),
+                               "line %ld: provider '%s': missing or invalid guid", xmlGetLineNo(prov),
                                mx_attr(prov, "name") ? mx_attr(prov, "name") : "?");
     etl_set_provider *sp = etl_schema_set_add_provider(set);
     if (!sp) return etl_schema_fail(err, ETL_ERR_NOMEM, ctx->origin, UINT64_MAX, "out of memory");
@@ -581,7 +581,8 @@ static void keep_first_error(void *user, mx_xml_error e)
 {
     xmlParserCtxtPtr ctxt = user;
     parse_diag *d = ctxt ? ctxt->_private : NULL;
-    if (!d || d->message[0] || !e || e->level < XML_ERR_FATAL) return;  /* namespace errors are not why a document is refused */
+    /* namespace errors are reported too, but they are not why a document is refused */
+    if (!d || d->message[0] || !e || e->level < XML_ERR_FATAL) return;
     d->line = e->line;
     snprintf(d->message, sizeof(d->message), "%s", e->message ? e->message : "error");
     size_t l = strlen(d->message);
@@ -611,10 +612,6 @@ static int labelled_utf16_but_8bit(const char *xml, size_t length)
     return strncasecmp(enc, "UTF-16", 6) == 0 || strncasecmp(enc, "unicode", 7) == 0;
 }
 
-/* Lines past 65535 (XML_PARSE_BIG_LINES) are kept by libxml2 for text nodes only; an element with text in
- * or next to it gets the real line, others stay at 65535. */
-long mx_line(const xmlNode *n) { return xmlGetLineNo(n); }
-
 xmlDocPtr mx_parse_document(const char *xml, size_t length, const char *origin, etl_error *err, int *rc)
 {
     *rc = ETL_OK;
@@ -629,7 +626,7 @@ xmlDocPtr mx_parse_document(const char *xml, size_t length, const char *origin, 
     ctxt->sax->internalSubset = refuse_doctype;
     ctxt->sax->serror = keep_first_error;
     ctxt->_private = &diag;
-    /* BIG_LINES: xmlGetLineNo gives real line numbers past 65535 (big dumps) */
+    /* BIG_LINES: xmlGetLineNo gives real line numbers past 65535 where a text node is near (big dumps) */
     int options =
         XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOBLANKS | XML_PARSE_BIG_LINES;
     const char *encoding = NULL;

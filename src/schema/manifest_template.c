@@ -200,7 +200,7 @@ int mx_parse_template(mx_context *ctx, const xmlNode *t, mx_template *out, etl_e
     long total = count_fields(t, 0);
     if (total < 0)
         return etl_schema_fail(err, ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
-                               "line %ld: template '%s': too many fields or structs nested too deep", mx_line(t), out->tid);
+                               "line %ld: template '%s': too many fields or structs nested too deep", xmlGetLineNo(t), out->tid);
     const xmlNode **nodes = calloc((size_t)(total ? total : 1), sizeof(*nodes));
     etl_property_info *props = etl_arena_alloc(arena, (size_t)(total ? total : 1) * sizeof(*props));
     if (!nodes || !props) {
@@ -229,7 +229,7 @@ int mx_parse_template(mx_context *ctx, const xmlNode *t, mx_template *out, etl_e
             const char *outname = mx_attr(c, "outType");
             if (etl_manifest_in_type(in, &p->in_type)) {
                 rc = etl_schema_fail(err, ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
-                                     "line %ld: template '%s' field '%s': unknown inType '%s'", mx_line(c), out->tid,
+                                     "line %ld: template '%s' field '%s': unknown inType '%s'", xmlGetLineNo(c), out->tid,
                                      p->name ? p->name : "?", in ? in : "(none)");
                 break;
             }
@@ -245,7 +245,7 @@ int mx_parse_template(mx_context *ctx, const xmlNode *t, mx_template *out, etl_e
             set_size_attr(mx_attr(c, "length"), nodes, props, i, 0, p)) {
             rc = etl_schema_fail(err, ETL_ERR_SCHEMA, ctx->origin, UINT64_MAX,
                                  "line %ld: template '%s' field '%s': count/length is neither a number up to 65535 nor "
-                                 "an earlier field", mx_line(c), out->tid, p->name ? p->name : "?");
+                                 "an earlier field", xmlGetLineNo(c), out->tid, p->name ? p->name : "?");
             break;
         }
         if ((p->flags & ETL_PROP_PARAM_FIXED_COUNT) == 0 && (p->flags & ETL_PROP_PARAM_COUNT) == 0) p->count = 1;

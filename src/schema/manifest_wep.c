@@ -91,11 +91,12 @@ static const char *child_text(mx_context *ctx, const xmlNode *n, const char *nam
     return text_of(ctx, child(n, name));
 }
 
-/* An element holding just CDATA (<Template>) past line 65535 takes its parent's line (see mx_line). */
+/* libxml2 keeps lines past 65535 (XML_PARSE_BIG_LINES) only for text nodes: an element holding just CDATA
+ * (<Template>) past that line takes the line of the nearest ancestor libxml2 knows. */
 static long line_of(const xmlNode *n)
 {
     for (int depth = 0; n && depth < WEP_MAX_NODE_DEPTH; n = n->parent, depth++) {
-        long line = mx_line(n);
+        long line = xmlGetLineNo(n);
         if (n->line < 65535 || line > 65535) return line;
     }
     return 65535;

@@ -73,9 +73,6 @@ const mx_template *mx_find_template(const mx_context *ctx, const char *tid);
 /* One <template> element (data/struct children) → out->properties; out->tid names it in messages. */
 int mx_parse_template(mx_context *ctx, const xmlNode *t, mx_template *out, etl_error *err);
 
-/* manifest.c: the line of a node, also past 65535 where libxml2 knows it. */
-long mx_line(const xmlNode *n);
-
 /* manifest.c: a hardened libxml2 parse (no network, a DOCTYPE stops it, size cap); NULL and *rc set on
  * refusal, with err naming `origin` and the line of the first error. */
 xmlDocPtr mx_parse_document(const char *xml, size_t length, const char *origin, etl_error *err, int *rc);

@@ -105,40 +105,6 @@ static int looks_like_schema(const unsigned char *data, size_t size)
 
 /* ---- bundled manifests, loaded when a trace first names one of their GUIDs ------------------------------- */
 
-#define MAX_DEFERRED_GUIDS 4096
-
-/* Every GUID written as an XML attribute value whose name ends in "guid" (provider guid, task eventGUID,
- * controlGuid...), without parsing the document: over-inclusion only loads a file early. 0 when there are
- * none or more than `max`. */
-static size_t scan_guids(const unsigned char *data, size_t size, etl_guid *out, size_t max)
-{
-    size_t n = 0;
-    for (const unsigned char *eq = data; (eq = memchr(eq, '=', (size_t)(data + size - eq))) != NULL; eq++) {
-        size_t at = (size_t)(eq - data), name_end = at;
-        while (name_end && (data[name_end - 1] == ' ' || data[name_end - 1] == '\t' || data[name_end - 1] == '\r' ||
-                            data[name_end - 1] == '\n'))
-            name_end--;
-        if (name_end < 4 || strncasecmp((const char *)data + name_end - 4, "guid", 4) != 0) continue;
-        size_t j = at + 1;
-        while (j < size && (data[j] == ' ' || data[j] == '\t' || data[j] == '\r' || data[j] == '\n')) j++;
-        if (j >= size || (data[j] != '"' && data[j] != '\'')) continue;
-        unsigned char quote = data[j++];
-        char text[40];
-        size_t k = 0;
-        while (j + k < size && data[j + k] != quote && k < sizeof(text) - 1) text[k] = (char)data[j + k], k++;
-        text[k] = '\0';
-        etl_guid g;
-        if (etl_guid_parse(text, &g) != 0) continue;
-        size_t seen = 0;
-        while (seen < n && !etl_guid_equal(&out[seen], &g)) seen++;
-        if (seen == n) {
-            if (n == max) return 0;   /* more than we keep: the caller loads the file now instead */
-            out[n++] = g;
-        }
-    }
-    return n;
-}
-
 static void load_one(walk_state *w, const char *path, int strict);
 
 static void load_deferred_manifest(etl_schema_registry *registry, const char *path)
@@ -147,32 +113,11 @@ static void load_deferred_manifest(etl_schema_registry *registry, const char *pa
     load_one(&w, path, 0);
 }
 
-/* A UTF-16 document (with or without byte order mark) narrowed to one byte per code unit, non-ASCII units
- * as 0x7F, so that scan_guids reads it too; NULL when the text is not UTF-16 (or out of memory). */
-static unsigned char *narrow_utf16(const unsigned char *data, size_t size, size_t *narrowed)
-{
-    int le = size >= 2 && ((data[0] == 0xFF && data[1] == 0xFE) || (data[0] == '<' && data[1] == 0));
-    int be = size >= 2 && ((data[0] == 0xFE && data[1] == 0xFF) || (data[0] == 0 && data[1] == '<'));
-    if (!le && !be) return NULL;
-    unsigned char *out = malloc(size / 2 + 1);
-    if (!out) return NULL;
-    for (size_t i = 0; i + 1 < size; i += 2) {
-        unsigned lo = data[i + (be ? 1 : 0)], hi = data[i + (be ? 0 : 1)];
-        out[i / 2] = hi == 0 && lo < 0x80 ? (unsigned char)lo : 0x7F;
-    }
-    *narrowed = size / 2;
-    return out;
-}
-
 /* Defers a manifest that names GUIDs; one that names none loads now, so that its error is seen. */
 static int defer_manifest(walk_state *w, const char *path, const unsigned char *data, size_t size)
 {
-    etl_guid *guids = malloc(MAX_DEFERRED_GUIDS * sizeof *guids);
-    size_t narrowed_size = 0;
-    unsigned char *narrowed = narrow_utf16(data, size, &narrowed_size);
-    if (narrowed) data = narrowed, size = narrowed_size;
-    size_t count = guids ? scan_guids(data, size, guids, MAX_DEFERRED_GUIDS) : 0;
-    free(narrowed);
+    etl_guid *guids = malloc(ETL_DEFERRED_MAX_GUIDS * sizeof *guids);
+    size_t count = guids ? etl_deferred_scan_guids(data, size, guids, ETL_DEFERRED_MAX_GUIDS) : 0;
     int deferred =
         count && etl_schema_registry_defer_file(w->registry, path, guids, count, load_deferred_manifest) == ETL_OK;
     free(guids);
