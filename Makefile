@@ -5,13 +5,13 @@ CC        ?= cc
 BUILD     ?= build
 PREFIX    ?= /usr/local
 DESTDIR   ?=
-PKGS      := libxml-2.0 zlib
+PKGS      := libxml-2.0 zlib libzstd
 OPTFLAGS  ?= -O2 -g
 WARNFLAGS := -std=c11 -Wall -Wextra -Werror
 # Recursive (=) so they are looked up when used, not when the Makefile is read: `make` then works in the
 # same run that installed the packages (tests/ensure_deps.sh).
 DEPCFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-DEPLIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv
+DEPLIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv -lmspack -lpthread
 CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   = $(or $(shell pkg-config --libs cmocka 2>/dev/null),-lcmocka)
 DATADIR   := $(PREFIX)/share/etlconv
@@ -20,7 +20,8 @@ CPPFLAGS  += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -Isrc \
 ALL_CFLAGS = $(WARNFLAGS) $(OPTFLAGS) $(SANFLAGS) $(DEPCFLAGS) $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 
-LIB_SRC     := $(sort $(wildcard src/reader/*.c src/schema/*.c src/decode/*.c src/util/*.c))
+# Every library folder under src/ (and their subfolders, e.g. src/schema/wpp/) except the CLI.
+LIB_SRC     := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*'))
 FORMATS_SRC := $(sort $(wildcard formats/*.c))
 CLI_SRC     := $(sort $(wildcard src/cli/*.c))
 TEST_SRC    := $(sort $(wildcard tests/test_*.c))
