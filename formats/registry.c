@@ -10,6 +10,13 @@ extern const etl_writer_format etl_writer_csv;
 extern const etl_writer_format etl_writer_table;
 extern const etl_writer_format etl_writer_jsonl;
 extern const etl_writer_format etl_writer_summary;
+/* -- issue 12 (tracerpt) writers below; keep this line -- */
+/* -- issue 13 (diff) writers below; keep this line -- */
+/* -- issue 14 (perf) writers below; keep this line -- */
+/* -- issue 15 (typed) writers below; keep this line -- */
+/* -- issue 16 (evtx) writers below; keep this line -- */
+/* -- issue 17 (net) writers below; keep this line -- */
+/* -- issue 18 (wpp) writers below; keep this line -- */
 
 static const etl_writer_format *const formats[] = {
     &etl_writer_xml,
@@ -17,6 +24,13 @@ static const etl_writer_format *const formats[] = {
     &etl_writer_table,
     &etl_writer_jsonl,
     &etl_writer_summary,
+    /* -- issue 12 (tracerpt) writers below; keep this line -- */
+    /* -- issue 13 (diff) writers below; keep this line -- */
+    /* -- issue 14 (perf) writers below; keep this line -- */
+    /* -- issue 15 (typed) writers below; keep this line -- */
+    /* -- issue 16 (evtx) writers below; keep this line -- */
+    /* -- issue 17 (net) writers below; keep this line -- */
+    /* -- issue 18 (wpp) writers below; keep this line -- */
 };
 
 size_t etl_writer_format_count(void)

@@ -46,6 +46,13 @@ typedef struct etl_writer_options {
     int best_effort;         /* -lr: decode errors show the fields that fit + the extra bytes */
     int csv_compat;          /* CSV: tracerpt's ", "-separated, padded, unquoted rows */
     unsigned table_columns;  /* ETL_TABLE_* (0 = event name and values only) */
+    /* -- issue 12 (tracerpt) members below; keep this line -- */
+    /* -- issue 13 (diff) members below; keep this line -- */
+    /* -- issue 14 (perf) members below; keep this line -- */
+    /* -- issue 15 (typed) members below; keep this line -- */
+    /* -- issue 16 (evtx) members below; keep this line -- */
+    /* -- issue 17 (net) members below; keep this line -- */
+    /* -- issue 18 (wpp) members below; keep this line -- */
 } etl_writer_options;
 
 /* Run totals for writers that report them at the end (summary). Any member may be 0/NULL. */

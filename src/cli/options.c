@@ -327,6 +327,13 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
             if (parse_time(v, &o->filters.to, &o->filters.to_relative) != 0)
                 return fail("bad --to '%s' (ISO time or seconds from trace start)", v);
             o->filters.has_to = 1;
+            /* -- issue 12 (tracerpt) options below; keep this line -- */
+            /* -- issue 13 (diff) options below; keep this line -- */
+            /* -- issue 14 (perf) options below; keep this line -- */
+            /* -- issue 15 (typed) options below; keep this line -- */
+            /* -- issue 16 (evtx) options below; keep this line -- */
+            /* -- issue 17 (net) options below; keep this line -- */
+            /* -- issue 18 (wpp) options below; keep this line -- */
         } else {
             return fail("unknown option '%s'", a);
         }
@@ -396,6 +403,13 @@ void etlconv_print_help(FILE *out)
           "  --keywords MASK         events with any of these keyword bits\n"
           "  --pid N[,N...], --tid N[,N...]\n"
           "  --from T, --to T        ISO-8601 time (UTC unless it has an offset) or seconds from trace start\n"
+          /* -- issue 12 (tracerpt) help lines below; keep this line -- */
+          /* -- issue 13 (diff) help lines below; keep this line -- */
+          /* -- issue 14 (perf) help lines below; keep this line -- */
+          /* -- issue 15 (typed) help lines below; keep this line -- */
+          /* -- issue 16 (evtx) help lines below; keep this line -- */
+          /* -- issue 17 (net) help lines below; keep this line -- */
+          /* -- issue 18 (wpp) help lines below; keep this line -- */
           "Other:\n"
           "  -l FILE...              tracerpt's optional marker before the input files\n"
           "  --info FILE...          describe the files (header, clock, buffers, providers) and exit\n"

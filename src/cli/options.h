@@ -55,6 +55,14 @@ typedef struct etlconv_options {
     int one_pass;                  /* --one-pass: no first pass to learn process names */
     etl_writer_options writer;
     etlconv_filters filters;
+    /* One block per feature area, so that areas grow without touching each other's lines. */
+    /* -- issue 12 (tracerpt) members below; keep this line -- */
+    /* -- issue 13 (diff) members below; keep this line -- */
+    /* -- issue 14 (perf) members below; keep this line -- */
+    /* -- issue 15 (typed) members below; keep this line -- */
+    /* -- issue 16 (evtx) members below; keep this line -- */
+    /* -- issue 17 (net) members below; keep this line -- */
+    /* -- issue 18 (wpp) members below; keep this line -- */
 } etlconv_options;
 
 /* Parses argv. Returns 0, or prints a one-line error to stderr and returns ETLCONV_EXIT_FAILURE. */
