@@ -158,6 +158,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
         goto done;
     }
     etl_decoder_set_flags(r.decoder, opt->no_trace_schemas ? ETL_DECODER_NO_TRACE_SCHEMAS : 0);
+    etl_decoder_set_diagnostic(r.decoder, on_diagnostic, &r);
     if (!opt->one_pass && learn_processes(&r, job) != 0) goto done;
     if (job->write_main) {
         main_out = etlconv_output_open(job->output, opt->overwrite);
@@ -170,6 +171,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
 
     etlconv_progress_start(&r.progress, opt->quiet, opt->progress, etl_trace_get_stats(r.trace)->bytes_total);
     rc = etl_process(r.trace, on_event, &r);
+    etl_decoder_finish(r.decoder);
     etlconv_progress_finish(&r.progress);
     if (r.failed) goto done;
     if (rc < 0) {
@@ -201,7 +203,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
                         "from the trace's metadata, which a manifest cannot describe; they are not in %s\n",
                 (unsigned long long)r.export_skipped, opt->export_file);
     uint64_t lost = ts->events_lost + ts->buffers_lost;
-    if (lost || ts->errors || ts->warnings || ds->decode_errors) {
+    if (lost || ts->errors || ts->warnings || ds->decode_errors || ds->trace_schemas_lost) {
         status = ETLCONV_EXIT_WARNINGS;
         if (!opt->quiet) {
             if (r.diagnostics_suppressed)
@@ -211,6 +213,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
                 {ts->events_lost, "events lost"}, {ts->buffers_lost, "buffers lost"},
                 {ts->errors, "read errors"}, {ts->warnings, "read warnings"},
                 {ds->decode_errors, "payloads did not fit their schema"},
+                {ds->trace_schemas_lost, "schemas in the trace refused or incomplete"},
             };
             fprintf(stderr, "etlconv: %s%s: converted with warnings:", job->inputs[0],
                     job->input_count > 1 ? " and the other inputs" : "");
