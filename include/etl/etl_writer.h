@@ -49,6 +49,7 @@ typedef struct etl_writer_options {
     /* -- issue 12 (tracerpt) members below; keep this line -- */
     /* -- issue 13 (diff) members below; keep this line -- */
     /* -- issue 14 (perf) members below; keep this line -- */
+    int flush_every_event;   /* hand each event's text to the sink at once (else in blocks of ~256 KiB and at end) */
     /* -- issue 15 (typed) members below; keep this line -- */
     /* -- issue 16 (evtx) members below; keep this line -- */
     /* -- issue 17 (net) members below; keep this line -- */
