@@ -50,6 +50,7 @@ typedef struct etl_writer_options {
     const etl_trace *trace;  /* optional: its TimerResolution turns KernelTime/UserTime ticks into ms */
     /* -- issue 13 (diff) members below; keep this line -- */
     /* -- issue 14 (perf) members below; keep this line -- */
+    int flush_every_event;   /* hand each event's text to the sink at once (else in blocks of ~256 KiB and at end) */
     /* -- issue 15 (typed) members below; keep this line -- */
     /* -- issue 16 (evtx) members below; keep this line -- */
     /* -- issue 17 (net) members below; keep this line -- */
