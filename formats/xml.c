@@ -13,6 +13,7 @@
 
 #include <libxml/tree.h>
 
+#include "cpu_time.h"
 #include "format_util.h"
 #include "util/xml_text.h"
 #include "util/le.h"
@@ -176,8 +177,8 @@ static void write_system(xml_state *st, const etl_decoded_event *ev)
     put_number_attribute(st, "ProcessID", h->process_id);
     put_number_attribute(st, "ThreadID", h->thread_id);
     put_number_attribute(st, "ProcessorID", r->buffer_context.processor_index);
-    put_number_attribute(st, "KernelTime", h->kernel_time);
-    put_number_attribute(st, "UserTime", h->user_time);
+    put_number_attribute(st, "KernelTime", fmt_cpu_ms(&st->options, r, h->kernel_time));
+    put_number_attribute(st, "UserTime", fmt_cpu_ms(&st->options, r, h->user_time));
     put(st, " />\n");
     if (ev->channel_name && ev->channel_name[0])
         put_element(st, 2, "Channel", ev->channel_name);

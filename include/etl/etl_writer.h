@@ -47,6 +47,7 @@ typedef struct etl_writer_options {
     int csv_compat;          /* CSV: tracerpt's ", "-separated, padded, unquoted rows */
     unsigned table_columns;  /* ETL_TABLE_* (0 = event name and values only) */
     /* -- issue 12 (tracerpt) members below; keep this line -- */
+    const etl_trace *trace;  /* optional: its TimerResolution turns KernelTime/UserTime ticks into ms */
     /* -- issue 13 (diff) members below; keep this line -- */
     /* -- issue 14 (perf) members below; keep this line -- */
     /* -- issue 15 (typed) members below; keep this line -- */
