@@ -54,6 +54,7 @@ typedef struct etl_writer_options {
     /* -- issue 15 (typed) members below; keep this line -- */
     /* -- issue 16 (evtx) members below; keep this line -- */
     /* -- issue 17 (net) members below; keep this line -- */
+    int pcapng_events;       /* pcapng: non-packet events as systemd journal export blocks between packets */
     /* -- issue 18 (wpp) members below; keep this line -- */
 } etl_writer_options;
 

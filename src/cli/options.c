@@ -170,6 +170,7 @@ static void infer_format(etlconv_options *o)
     static const struct { const char *suffix; const char *format; } by_suffix[] = {
         {".csv", "csv"}, {".jsonl", "jsonl"}, {".json", "jsonl"}, {".txt", "table"}, {".tsv", "table"},
         {".xml", "xml"},
+        {".pcapng", "pcapng"},
     };
     size_t n = strlen(o->output);
     if (n > 3 && strcasecmp(o->output + n - 3, ".gz") == 0) n -= 3;
@@ -342,6 +343,8 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
             /* -- issue 15 (typed) options below; keep this line -- */
             /* -- issue 16 (evtx) options below; keep this line -- */
             /* -- issue 17 (net) options below; keep this line -- */
+        } else if ((v = match(a, "--pcapng-events"))) {
+            o->writer.pcapng_events = 1;
             /* -- issue 18 (wpp) options below; keep this line -- */
         } else {
             return fail("unknown option '%s'", a);
@@ -418,6 +421,10 @@ void etlconv_print_help(FILE *out)
           /* -- issue 15 (typed) help lines below; keep this line -- */
           /* -- issue 16 (evtx) help lines below; keep this line -- */
           /* -- issue 17 (net) help lines below; keep this line -- */
+          "Network captures:\n"
+          "  -of pcapng              the packets (pktmon, NDIS-PacketCapture, VMSwitch, NdisWan) as pcapng;\n"
+          "                          -o NAME.pcapng picks it\n"
+          "  --pcapng-events         pcapng: the other events too, as systemd journal blocks between packets\n"
           /* -- issue 18 (wpp) help lines below; keep this line -- */
           "Other:\n"
           "  -l FILE...              tracerpt's optional marker before the input files\n"
