@@ -17,6 +17,7 @@ extern const etl_writer_format etl_writer_summary;
 /* -- issue 16 (evtx) writers below; keep this line -- */
 /* -- issue 17 (net) writers below; keep this line -- */
 /* -- issue 18 (wpp) writers below; keep this line -- */
+extern const etl_writer_format etl_writer_tracefmt;
 
 static const etl_writer_format *const formats[] = {
     &etl_writer_xml,
@@ -31,6 +32,7 @@ static const etl_writer_format *const formats[] = {
     /* -- issue 16 (evtx) writers below; keep this line -- */
     /* -- issue 17 (net) writers below; keep this line -- */
     /* -- issue 18 (wpp) writers below; keep this line -- */
+    &etl_writer_tracefmt,
 };
 
 size_t etl_writer_format_count(void)
