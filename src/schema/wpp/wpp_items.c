@@ -333,6 +333,10 @@ void wpp_item_render(etl_textbuf *out, etl_textbuf *scratch, const wpp_arg *arg,
             snprintf(fmt, sizeof fmt, "%%%s%s%c", spec->flags, spec->precision >= 0 ? ".*" : "", spec->conversion);
             if (spec->precision >= 0) etl_textbuf_printf(scratch, fmt, spec->precision, d);
             else etl_textbuf_printf(scratch, fmt, d);
+            wpp_spec width_only = *spec; /* the precision was printf's; only the width pads the text */
+            width_only.precision = -1;
+            wpp_put_text(out, scratch->length ? scratch->data : "", &width_only);
+            return;
         } else {
             etl_render_double(scratch, d, 0);
         }
