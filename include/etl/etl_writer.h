@@ -56,6 +56,8 @@ typedef struct etl_writer_options {
     /* -- issue 17 (net) members below; keep this line -- */
     int pcapng_events;       /* pcapng: non-packet events as systemd journal export blocks between packets */
     /* -- issue 18 (wpp) members below; keep this line -- */
+    const char *wpp_prefix;  /* tracefmt writer: line prefix (TRACE_FORMAT_PREFIX syntax); NULL: the environment's
+                              * $TRACE_FORMAT_PREFIX, else tracefmt's "[%9!d!]%8!04X!.%3!04X!::%4!s! [%1!s!]" */
 } etl_writer_options;
 
 /* Run totals for writers that report them at the end (summary). Any member may be 0/NULL. */

@@ -2,6 +2,7 @@
  * options use two and may carry "=VALUE". Both spellings fill the same etlconv_options. */
 #include "options.h"
 #include "options_tracerpt.h"
+#include "options_wpp.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -281,10 +282,6 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
         } else if ((v = match(a, "-export|--export"))) {
             if (*v == '\0' && etlconv_optional_value(argc, argv, &i, &v) != 0) return ETLCONV_EXIT_FAILURE;
             o->export_file = v && *v ? v : "schema.man";  /* tracerpt's default name */
-        } else if ((v = match(a, "-tmf|-tp|--tmf|--tmf-path"))) {
-            VALUE(a);
-            fprintf(stderr, "etlconv: warning: %s is reserved for WPP TMF decoding, which is not supported yet; "
-                            "WPP events are written undecoded\n", a);
         } else if ((v = match(a, "-en"))) {
             VALUE(a);  /* tracerpt's CSV encoding switch: output is always UTF-8 here */
             if (strcasecmp(v, "ANSI") != 0 && strcasecmp(v, "Unicode") != 0)
@@ -346,6 +343,9 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
         } else if ((v = match(a, "--pcapng-events"))) {
             o->writer.pcapng_events = 1;
             /* -- issue 18 (wpp) options below; keep this line -- */
+        } else if ((v = match(a, "-tmf|-tp|--tmf|--tmf-path|-pdb|--pdb|-i|--image"))) {
+            VALUE(a);
+            if (etlconv_wpp_option(o, a, v) != 0) return fail("%s", "out of memory");
         } else {
             return fail("unknown option '%s'", a);
         }
@@ -372,6 +372,7 @@ void etlconv_free_options(etlconv_options *o)
     free(o->filters.event_ids);
     free(o->filters.pids);
     free(o->filters.tids);
+    etlconv_wpp_free_options(o);
     memset(o, 0, sizeof *o);
 }
 
@@ -406,7 +407,6 @@ void etlconv_print_help(FILE *out)
           "  --no-trace-schemas      ignore the schemas the trace carries (TraceLogging metadata, EventSource\n"
           "                          manifests, KernelTraceControl metadata): decode with -import, bundled and\n"
           "                          kernel schemas only (e.g. to check an exported manifest)\n"
-          "  -tmf FILE, -tp PATH     reserved for WPP (not supported yet; WPP events stay undecoded)\n"
           "  -en ANSI|Unicode        accepted for tracerpt scripts; output is always UTF-8\n"
           "Filters (all must match; lists match any element):\n"
           "  --provider NAME|GUID    repeatable\n"
@@ -426,6 +426,14 @@ void etlconv_print_help(FILE *out)
           "                          -o NAME.pcapng picks it\n"
           "  --pcapng-events         pcapng: the other events too, as systemd journal blocks between packets\n"
           /* -- issue 18 (wpp) help lines below; keep this line -- */
+          "WPP software tracing (trace messages decoded with their TMF; tracefmt's text with -of tracefmt):\n"
+          "  -tmf FILE, -tp DIR      a TMF file, or a folder of <message-GUID>.tmf files (repeatable);\n"
+          "                          also every folder in $TRACE_FORMAT_SEARCH_PATH (';' or ':' separated)\n"
+          "  -pdb FILE|DIR           the TMF annotations of a driver's PDB, or of every .pdb in a folder\n"
+          "  -i IMAGE|DIR            the PDB a driver/binary names in its debug directory, looked for beside\n"
+          "                          it and in the -pdb folders\n"
+          "                          $TRACE_FORMAT_PREFIX: the -of tracefmt line prefix (default\n"
+          "                          \"[%9!d!]%8!04X!.%3!04X!::%4!s! [%1!s!]\": [CPU]PID.TID::time [component])\n"
           "Other:\n"
           "  -l FILE...              tracerpt's optional marker before the input files\n"
           "  --info FILE...          describe the files (header, clock, buffers, providers) and exit\n"
