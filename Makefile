@@ -87,7 +87,12 @@ check: deps
 test: check
 
 .PHONY: build-tests
-build-tests: $(ETLCONV) $(LIBETL) $(TEST_BIN)
+build-tests: $(ETLCONV) $(LIBETL) $(TEST_BIN) $(BUILD)/bench/gen_trace
+
+# Benchmark input generator (tests/bench/gen_trace.c; issue 14): large traces from real ones.
+$(BUILD)/bench/gen_trace: tests/bench/gen_trace.c $(LIBETL)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBETL) $(DEPLIBS) -lm
 
 sanitize:
 	@$(MAKE) --no-print-directory check BUILD=build-san OPTFLAGS="-O1 -g -fno-omit-frame-pointer" \
