@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fast_text.h"
 #include "format_util.h"
 
 #define MAX_NESTING 64
@@ -173,7 +174,7 @@ static int jsonl_event(void *state, const etl_decoded_event *ev)
     }
     if (ev->message) put_member(tb, "message", ev->message);
     etl_textbuf_puts(tb, "}\n");
-    return fmt_buf_flush(tb, &st->sink);
+    return fmt_flush_event(tb, &st->sink, &st->options);
 }
 
 const etl_writer_format etl_writer_jsonl = {
