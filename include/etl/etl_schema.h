@@ -240,6 +240,12 @@ typedef struct etl_field {
     const etl_property_info *property;
 } etl_field;
 
+/* A value's own bytes inside the payload (for counted strings/binaries the bytes after the count prefix). */
+typedef struct etl_field_bytes {
+    const uint8_t *data;       /* NULL for struct/array markers and values without payload bytes */
+    uint32_t size;
+} etl_field_bytes;
+
 typedef struct etl_decoded_event {
     const etl_event_record *record;
     const etl_event_info *info;     /* NULL when no schema */
@@ -268,6 +274,9 @@ typedef struct etl_decoded_event {
                                      * after the last property (newer event versions; tracerpt ignores them) */
     size_t undecoded_length;
     const char *error;              /* ERROR: one-line reason */
+    const etl_field_bytes *field_bytes; /* parallel to `fields` (NULL when the producer has none): the bytes
+                                     * each value was rendered from, so typed writers can keep the number
+                                     * behind a mapped name (src/decode/value_kind.h) */
 } etl_decoded_event;
 
 typedef struct etl_decoder etl_decoder;
