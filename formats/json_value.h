@@ -25,4 +25,7 @@ size_t fmt_json_members(fmt_buf *tb, const etl_decoded_event *ev, size_t first, 
 /* One value: field `first` (a scalar, or a struct/array up to its matching end marker, at most `end`). */
 void fmt_json_value(fmt_buf *tb, const etl_decoded_event *ev, size_t first, size_t end, int wide_as_string);
 
+/* One JSON Lines object for `ev`, newline included (the layout is described in jsonl.c). */
+void fmt_jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *options, const etl_decoded_event *ev);
+
 #endif

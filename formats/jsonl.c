@@ -35,16 +35,14 @@ static void put_number(fmt_buf *tb, const char *key, uint64_t value)
     etl_textbuf_puts(tb, fmt_u64(value, num));
 }
 
-static int jsonl_event(void *state, const etl_decoded_event *ev)
+void fmt_jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *options, const etl_decoded_event *ev)
 {
-    fmt_line_writer *st = state;
-    fmt_buf *tb = &st->line;
     const etl_event_record *r = ev->record;
     const etl_event_header *h = &r->header;
     char text[64], guid[40];
 
-    fmt_event_time(&st->clock, h->timestamp, 7, text, sizeof text);
-    int wide = st->options.json_bigint_string;
+    fmt_event_time(clock, h->timestamp, 7, text, sizeof text);
+    int wide = options->json_bigint_string;
     etl_textbuf_puts(tb, "{\"time\":");
     fmt_json_string(tb, text);
     char num[FMT_INT_CAP];
@@ -106,7 +104,13 @@ static int jsonl_event(void *state, const etl_decoded_event *ev)
     }
     if (ev->message) put_member(tb, "message", ev->message);
     etl_textbuf_puts(tb, ",\"schema\":" FMT_JSON_SCHEMA_TEXT "}\n");
-    return fmt_buf_flush(tb, &st->sink);
+}
+
+static int jsonl_event(void *state, const etl_decoded_event *ev)
+{
+    fmt_line_writer *st = state;
+    fmt_jsonl_line(&st->line, &st->clock, &st->options, ev);
+    return fmt_buf_flush(&st->line, &st->sink);
 }
 
 const etl_writer_format etl_writer_jsonl = {
