@@ -100,9 +100,9 @@ static void put_key(fmt_buf *tb, const char *name, const char *suffix)
 }
 
 /* The walk behind fmt_json_members (root '{': members) and fmt_json_value (root 0: one bare value). */
-static size_t put_range(fmt_buf *tb, const etl_decoded_event *ev, size_t first, size_t end, int root,
-                        int wide_as_string)
+static size_t put_range(fmt_buf *tb, const etl_decoded_event *ev, size_t first, size_t end, int root, int flags)
 {
+    int wide_as_string = (flags & FMT_JSON_WIDE_STRINGS) != 0, map_numbers = !(flags & FMT_JSON_NO_MAP_NUMBERS);
     char open[MAX_NESTING];  /* '{' or '[' per open container */
     int fresh[MAX_NESTING];  /* nothing written in it yet */
     size_t begin_at[MAX_NESTING];
@@ -123,7 +123,7 @@ static size_t put_range(fmt_buf *tb, const etl_decoded_event *ev, size_t first, 
             if (top == 0 || open[top] != want) continue;
             etl_textbuf_putc(tb, want == '{' ? '}' : ']');
             top--;
-            if (want == '[' && open[top] == '{' && f->property &&
+            if (want == '[' && open[top] == '{' && map_numbers && f->property &&
                 etl_property_value_kind(f->property) == ETL_VALUE_MAPPED) {
                 /* the numbers of an array of mapped values, as a sibling array */
                 etl_textbuf_putc(tb, ',');
@@ -159,7 +159,7 @@ static size_t put_range(fmt_buf *tb, const etl_decoded_event *ev, size_t first, 
         }
         etl_value_kind kind = etl_value_kind_of(f->in_type, f->out_type, f->property ? f->property->map : NULL);
         put_scalar(tb, f, kind, wide_as_string);
-        if (kind == ETL_VALUE_MAPPED && open[top] == '{') {
+        if (kind == ETL_VALUE_MAPPED && open[top] == '{' && map_numbers) {
             etl_textbuf_putc(tb, ',');
             put_key(tb, f->name, ".value");
             put_mapped_number(tb, ev, i, wide_as_string);
@@ -170,14 +170,14 @@ static size_t put_range(fmt_buf *tb, const etl_decoded_event *ev, size_t first, 
     return members;
 }
 
-size_t fmt_json_members(fmt_buf *tb, const etl_decoded_event *ev, size_t first, size_t end, int wide_as_string)
+size_t fmt_json_members(fmt_buf *tb, const etl_decoded_event *ev, size_t first, size_t end, int flags)
 {
-    return put_range(tb, ev, first, end, '{', wide_as_string);
+    return put_range(tb, ev, first, end, '{', flags);
 }
 
-void fmt_json_value(fmt_buf *tb, const etl_decoded_event *ev, size_t first, size_t end, int wide_as_string)
+void fmt_json_value(fmt_buf *tb, const etl_decoded_event *ev, size_t first, size_t end, int flags)
 {
     size_t before = tb->length;
-    put_range(tb, ev, first, end, 0, wide_as_string);
+    put_range(tb, ev, first, end, 0, flags);
     if (tb->length == before) etl_textbuf_puts(tb, "null");
 }

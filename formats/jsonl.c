@@ -87,7 +87,7 @@ void fmt_jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *opt
         etl_textbuf_putc(tb, '"');
     } else {
         etl_textbuf_puts(tb, ",\"fields\":{");
-        fmt_json_members(tb, ev, 0, ev->field_count, wide);
+        fmt_json_members(tb, ev, 0, ev->field_count, wide ? FMT_JSON_WIDE_STRINGS : 0);
         etl_textbuf_putc(tb, '}');
         if (ev->status == ETL_DECODE_OK && ev->undecoded_length) {
             /* bytes after the last property (a newer event version); tracerpt drops them, we keep them */

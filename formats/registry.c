@@ -16,6 +16,7 @@ extern const etl_writer_format etl_writer_summary;
 /* -- issue 15 (typed) writers below; keep this line -- */
 extern const etl_writer_format etl_writer_csv_split;
 extern const etl_writer_format etl_writer_jsonl_split;
+extern const etl_writer_format etl_writer_ecs;
 /* -- issue 16 (evtx) writers below; keep this line -- */
 /* -- issue 17 (net) writers below; keep this line -- */
 /* -- issue 18 (wpp) writers below; keep this line -- */
@@ -32,6 +33,7 @@ static const etl_writer_format *const formats[] = {
     /* -- issue 15 (typed) writers below; keep this line -- */
     &etl_writer_csv_split,
     &etl_writer_jsonl_split,
+    &etl_writer_ecs,
     /* -- issue 16 (evtx) writers below; keep this line -- */
     /* -- issue 17 (net) writers below; keep this line -- */
     /* -- issue 18 (wpp) writers below; keep this line -- */

@@ -288,7 +288,7 @@ static void field_cells(split_writer *w, const etl_decoded_event *ev, size_t col
             csv_text(w, v);
         } else {
             etl_textbuf_reset(&w->cell);
-            fmt_json_value(&w->cell, ev, i, w->end[c], w->options.json_bigint_string);
+            fmt_json_value(&w->cell, ev, i, w->end[c], w->options.json_bigint_string ? FMT_JSON_WIDE_STRINGS : 0);
             csv_cell(&w->line, fmt_buf_cstr(&w->cell), w->cell.length, w->cells++ == 0);
         }
     }
