@@ -350,6 +350,7 @@ int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_deco
         ev->source = info->source;
         ev->fields = d->walk.fields;
         ev->field_count = d->walk.field_count;
+        ev->field_bytes = d->walk.bytes;
         if (d->walk.consumed < size) {
             /* OK: trailing bytes of a newer event version (kept for writers that show them);
              * ERROR: the bytes from the value that did not fit */
