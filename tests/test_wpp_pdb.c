@@ -305,6 +305,13 @@ static void test_pdb_annotations(void **state)
     FILE *f = fdopen(fd, "wb");
     assert_int_equal(fwrite(pdb.data, 1, pdb.size, f), pdb.size);
     fclose(f);
+    const char *keep = getenv("ETLCONV_KEEP_PDB"); /* a fuzzing seed (tests/fuzz/seeds.sh wpp-pdb) */
+    if (keep) {
+        FILE *k = fopen(keep, "wb");
+        assert_non_null(k);
+        assert_int_equal(fwrite(pdb.data, 1, pdb.size, k), pdb.size);
+        fclose(k);
+    }
 
     wpp_store *from_pdb = wpp_store_new();
     etl_tmf_load_stats stats;

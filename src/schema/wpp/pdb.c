@@ -51,7 +51,7 @@ typedef struct pdb_file {
 
 static int fail(pdb_file *f, uint64_t offset, const char *why)
 {
-    return etl_schema_fail(f->err, ETL_ERR_FORMAT, f->origin, offset, why);
+    return etl_schema_fail(f->err, ETL_ERR_FORMAT, f->origin, offset, "%s", why);
 }
 
 static int read_at(pdb_file *f, uint64_t offset, void *buf, size_t n)

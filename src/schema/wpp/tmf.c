@@ -85,6 +85,11 @@ void wpp_store_free(wpp_store *s)
 
 size_t wpp_store_statement_count(const wpp_store *s) { return s ? s->statement_count : 0; }
 
+const wpp_statement *wpp_store_statement_at(const wpp_store *s, size_t index)
+{
+    return s && index < s->statement_count ? &s->statements[index] : NULL;
+}
+
 static uint64_t key_hash(const etl_guid *g, uint16_t number)
 {
     uint64_t h = (uint64_t)g->data1 << 32 ^ (uint64_t)g->data2 << 16 ^ g->data3 ^ (uint64_t)number << 48;
