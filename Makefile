@@ -87,6 +87,9 @@ $(BUILD)/tests/%.o: tests/%.c
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LIBFORMATS) $(LIBETL)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJ) $(LIBFORMATS) $(LIBETL) $(CMOCKA_LIBS) $(DEPLIBS) -lm
 
+# issue 11: test_registry_growth counts the library's realloc calls (-Wl,--wrap=realloc).
+$(BUILD)/tests/test_registry_growth: ALL_LDFLAGS += -Wl,--wrap=realloc
+
 # `make check`: installs missing Debian packages if needed, builds, runs every cmocka test binary and the
 # command-line tests, and prints one closing "N passed, N failed" line.
 check: deps
@@ -95,7 +98,12 @@ check: deps
 test: check
 
 .PHONY: build-tests
-build-tests: $(ETLCONV) $(LIBETL) $(TEST_BIN)
+build-tests: $(ETLCONV) $(LIBETL) $(TEST_BIN) $(BUILD)/bench/gen_trace
+
+# Benchmark input generator (tests/bench/gen_trace.c; issue 14): large traces from real ones.
+$(BUILD)/bench/gen_trace: tests/bench/gen_trace.c $(LIBETL)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBETL) $(DEPLIBS) -lm
 
 sanitize:
 	@$(MAKE) --no-print-directory check BUILD=build-san OPTFLAGS="-O1 -g -fno-omit-frame-pointer" \

@@ -16,6 +16,7 @@ extern const etl_writer_format etl_writer_summary;
 /* -- issue 15 (typed) writers below; keep this line -- */
 /* -- issue 16 (evtx) writers below; keep this line -- */
 /* -- issue 17 (net) writers below; keep this line -- */
+extern const etl_writer_format etl_writer_pcapng;
 /* -- issue 18 (wpp) writers below; keep this line -- */
 extern const etl_writer_format etl_writer_tracefmt;
 
@@ -31,6 +32,7 @@ static const etl_writer_format *const formats[] = {
     /* -- issue 15 (typed) writers below; keep this line -- */
     /* -- issue 16 (evtx) writers below; keep this line -- */
     /* -- issue 17 (net) writers below; keep this line -- */
+    &etl_writer_pcapng,
     /* -- issue 18 (wpp) writers below; keep this line -- */
     &etl_writer_tracefmt,
 };

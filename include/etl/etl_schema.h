@@ -342,9 +342,17 @@ typedef struct etl_decode_stats {
     uint64_t decode_errors;
     uint64_t by_source[ETL_SOURCE_COUNT];
     uint64_t extra_payload;     /* decoded OK with bytes after the last property (counted in `decoded` too) */
+    uint64_t trace_schemas_lost;/* schemas the trace carries that were refused or never completed (reported) */
 } etl_decode_stats;
 
 const etl_decode_stats *etl_decoder_get_stats(const etl_decoder *decoder);
+
+/* Where the decoder reports schemas the trace carries and that are lost (an in-trace EventSource manifest
+ * refused by the manifest parser, broken off by a lost chunk, or never completed): warnings with the file and
+ * offset of the event that showed it. */
+void etl_decoder_set_diagnostic(etl_decoder *decoder, etl_diagnostic_fn fn, void *ctx);
+/* After the last record: reports what is still incomplete (manifests whose last chunks never came). */
+void etl_decoder_finish(etl_decoder *decoder);
 
 #ifdef __cplusplus
 }

@@ -87,6 +87,7 @@ struct etl_schema_registry {
     arena_block *arena;
     schema_entry *entries;     /* insertion order (visit) */
     uint32_t *version_next;    /* per entry: next entry of the same family, UINT32_MAX ends */
+    size_t version_next_capacity;
     size_t entry_count, entry_capacity;
     uint32_t *slots;           /* entry index + 1, 0 = empty */
     size_t slot_capacity;
@@ -455,10 +456,12 @@ int etl_schema_registry_add(etl_schema_registry *r, const etl_event_info *info, 
     }
     if (grow_array((void **)&r->entries, &r->entry_capacity, r->entry_count, sizeof *r->entries) != 0)
         return ETL_ERR_NOMEM;
-    size_t next_cap = r->entry_capacity;
-    uint32_t *next = realloc(r->version_next, next_cap * sizeof *next);
-    if (!next) return ETL_ERR_NOMEM;
-    r->version_next = next;
+    if (r->version_next_capacity < r->entry_capacity) { /* grows with the entries, not at every add */
+        uint32_t *next = realloc(r->version_next, r->entry_capacity * sizeof *next);
+        if (!next) return ETL_ERR_NOMEM;
+        r->version_next = next;
+        r->version_next_capacity = r->entry_capacity;
+    }
     etl_event_info *copy = copy_info(r, info);
     if (!copy) return ETL_ERR_NOMEM;
     uint32_t index = (uint32_t)r->entry_count;
