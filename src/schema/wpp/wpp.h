@@ -95,6 +95,8 @@ const wpp_statement *wpp_store_find(const wpp_store *store, const etl_guid *guid
 const wpp_component *wpp_store_component(const wpp_store *store, uint32_t index);
 const wpp_enum *wpp_store_enum(const wpp_store *store, const char *name);
 size_t wpp_store_statement_count(const wpp_store *store);
+/* Statements in load order (index < wpp_store_statement_count). */
+const wpp_statement *wpp_store_statement_at(const wpp_store *store, size_t index);
 
 /* The registry owns the WPP store (created on first use by a loader). */
 wpp_store *etl_schema_registry_wpp(etl_schema_registry *registry, int create);
