@@ -137,3 +137,11 @@ check "$(grep -Evc '^PktGroupId [0-9]+, PktNumber [0-9]+, Appearance [0-9]+, Dir
 $ETLCONV -q $D | grep -c '<Message>PktGroupId [0-9]*, PktNumber 1, Appearance [0-9]*, Direction Tx , Type Ethernet , ' > "$T/n"
 check "$(cat "$T/n")" 76 "... in the XML RenderingInfo too (76 Tx)"
 $ETLCONV -q $D -of json | grep -c '"DirTag":"Rx "' > "$T/n"; check "$(cat "$T/n")" 38 "the mapped field value keeps its space as well (38 \"Rx \")"
+
+# --- --csv-compat: what public samples show (docs/tracerpt-compat.md lists them and what is unverified) -----
+$ETLCONV -q testdata/tx/KernelNetwork.etl.gz -of csv --csv-compat | sed -n 2p > "$T/row"
+check "$(cut -c1-40 "$T/row")" "           EventTrace,           Header," "compat: names right-aligned (widths 21, 16)"
+awk -F', ' '{ print $9, $10, $11 }' "$T/row" | grep -Eq '^0x[0-9A-F]{16} 0x[0-9A-F]{8} 0x[0-9A-F]{8}$'; ok $? "compat: Keyword 0x%016X, PID and TID 0x%08X"
+$ETLCONV -q testdata/tx/KernelNetwork.etl.gz -of json | head -1 | python3 -c 'import json, sys; e = json.load(sys.stdin); print("0x%08X 0x%08X" % (e["pid"], e["tid"]))' > "$T/ids"
+check "$(awk -F', ' '{ print $10, $11 }' "$T/row")" "$(cat "$T/ids")" "compat: the header event's PID and TID as the JSON writer has them ($(cat "$T/ids"))"
+check "$($ETLCONV -q testdata/tx/KernelNetwork.etl.gz -of csv | sed -n 2p | cut -d, -f9-11)" "0x0,0x22BC,0x2228" "default CSV keeps the short hex"
