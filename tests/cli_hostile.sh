@@ -1,0 +1,30 @@
+#!/bin/sh
+# Hostile and damaged input through the command line (issue 11): what the reader cannot use is reported on
+# stderr with the file and offset, exit 1, and the rest still converted. Damaged copies of corpus traces are
+# made here with python3. BondEtwSample (tx) carries one EventSource manifest in one chunk (envelope
+# 01 01 00 5B, TotalChunks 1) in its second 1 MiB buffer, at offset 0x100000.
+. tests/tap_helpers.sh
+B=testdata/tx/BondEtwSample.etl.gz
+gzip -dc $B > "$T/bond.etl"
+events() { grep -c '^{' "$1"; }
+
+# --- in-trace EventSource manifests that are lost: reported, not silently dropped ----------------------
+python3 - "$T/bond.etl" "$T" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+i = d.find(b'<instrumentationManifest')
+assert i > 0 and d[i-8:i-4] == b'\x01\x01\x00\x5b', 'manifest chunk not where expected'
+bad = bytearray(d); bad[i+1:i+4] = b'!!!'             # not well-formed: the manifest parser refuses it
+open(sys.argv[2] + '/es_refused.etl', 'wb').write(bad)
+inc = bytearray(d); inc[i-4] = 2                       # TotalChunks 2: the second chunk never comes
+open(sys.argv[2] + '/es_incomplete.etl', 'wb').write(inc)
+PY
+$ETLCONV -of json "$T/bond.etl" > "$T/bond.json" 2> "$T/bond.err"; check $? 0 "BondEtwSample converts cleanly (exit 0)"
+all=$(events "$T/bond.json")
+for c in refused:"refused (" incomplete:"never completed (1 of 2 chunks"; do
+  name=${c%%:*} text=${c#*:}
+  $ETLCONV -of json "$T/es_$name.etl" > "$T/$name.json" 2> "$T/$name.err"; check $? 1 "EventSource manifest $name: exit 1"
+  grep -q "warning: $T/es_$name.etl: offset 0x100000: EventSource manifest of {4f8f06bf-8261-4099-ae5f-07c54bbcfab3} $text" \
+    "$T/$name.err"; ok $? "... reported with file, buffer offset and provider"
+  check "$(events "$T/$name.json")" "$all" "... every event still converted"
+done
