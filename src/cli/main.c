@@ -13,6 +13,7 @@
 #include "cli/info.h"
 #include "cli/options.h"
 #include "cli/output.h"
+#include "cli/schemas_command.h"
 
 static void on_signal(int sig)
 {
@@ -90,6 +91,7 @@ static int run_merged(const etlconv_options *opt, etl_schema_registry *registry,
 int main(int argc, char **argv)
 {
     etlconv_options opt;
+    if (argc > 1 && strcmp(argv[1], "schemas") == 0) return etlconv_schemas_command(argc - 1, argv + 1);
     if (etlconv_parse_options(argc, argv, &opt) != 0) {
         etlconv_free_options(&opt);
         return ETLCONV_EXIT_FAILURE;
