@@ -11,6 +11,8 @@
 
 #include <csv.h>
 
+#include "cpu_time.h"
+#include "fast_text.h"
 #include "format_util.h"
 
 /* Widths seen in real tracerpt rows ("            PageFault,     VirtualAlloc, ..."). */
@@ -73,7 +75,7 @@ static int end_line(fmt_line_writer *st)
 {
     etl_textbuf_putc(&st->line, '\n');
     st->cells = 0;
-    return fmt_buf_flush(&st->line, &st->sink);
+    return fmt_flush_event(&st->line, &st->sink, &st->options);
 }
 
 static int csv_begin(void *state)
@@ -127,8 +129,8 @@ static int csv_event(void *state, const etl_decoded_event *ev)
     cell(st, fmt_related_activity(r, &related) ? fmt_guid(&related, guid) : "");
     char num[FMT_INT_CAP];
     cell(st, fmt_i64(st->options.raw_timestamps ? r->raw_timestamp : h->timestamp, num));
-    cell_u(st, h->kernel_time);
-    cell_u(st, h->user_time);
+    cell_u(st, fmt_cpu_ms(&st->options, r, h->kernel_time));
+    cell_u(st, fmt_cpu_ms(&st->options, r, h->user_time));
 
     size_t before = st->cells;
     if (ev->status == ETL_DECODE_NO_SCHEMA) {

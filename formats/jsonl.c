@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fast_text.h"
 #include "json_value.h"
 
 static void put_member(fmt_buf *tb, const char *key, const char *value)
@@ -110,7 +111,7 @@ static int jsonl_event(void *state, const etl_decoded_event *ev)
 {
     fmt_line_writer *st = state;
     fmt_jsonl_line(&st->line, &st->clock, &st->options, ev);
-    return fmt_buf_flush(&st->line, &st->sink);
+    return fmt_flush_event(&st->line, &st->sink, &st->options);
 }
 
 const etl_writer_format etl_writer_jsonl = {
