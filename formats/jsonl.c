@@ -1,7 +1,7 @@
 /* JSON Lines: one JSON object per event, one event per line. Members, always in this order:
  *   time, timestamp, provider, provider_guid, event, id, version, level, task, opcode, keywords, pid, tid,
  *   cpu, process, activity_id, related_activity_id, source[, schema_version], status, fields[, extra_payload]
- *   [, payload][, error][, message]
+ *   [, payload][, error][, message][, wpp]
  * `fields` maps names (schema order) to rendered values (strings); arrays become JSON arrays and structs
  * objects, following the decoder's BEGIN/END markers. `payload` is the hex of the undecoded bytes;
  * `extra_payload` the hex of the bytes after the last property of an event that decoded; `message` the
@@ -172,6 +172,19 @@ static int jsonl_event(void *state, const etl_decoded_event *ev)
         }
     }
     if (ev->message) put_member(tb, "message", ev->message);
+    if (ev->wpp) { /* WPP message decoded with its TMF: what tracerpt's DebugData and tracefmt's %!...! show */
+        const etl_wpp_event *w = ev->wpp;
+        etl_textbuf_puts(tb, ",\"wpp\":{\"component\":");
+        put_string(tb, w->component);
+        put_member(tb, "tag", w->tag);
+        put_member(tb, "file", w->file);
+        put_number(tb, "line", w->line);
+        put_member(tb, "function", w->function);
+        put_member(tb, "level", w->level);
+        put_member(tb, "flags", w->flags);
+        put_number(tb, "sequence", r->wpp_sequence);
+        etl_textbuf_putc(tb, '}');
+    }
     etl_textbuf_puts(tb, "}\n");
     return fmt_buf_flush(tb, &st->sink);
 }

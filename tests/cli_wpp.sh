@@ -97,6 +97,10 @@ $ETLCONV "$S" -q -tp "$FN/tmf" -of csv > "$T/s.csv"
 python3 -c 'import csv,sys; rows=list(csv.reader(open(sys.argv[1]))); sys.exit(0 if any(r[19:] == ["root"] for r in rows) else 1)' "$T/s.csv"
 ok $? "CSV: the argument is the User Data cell (python csv reader)"
 
+check "$(jq -r 'select(.source == "tmf") | [.wpp.component, .wpp.tag, .wpp.file, .wpp.line, .wpp.function, .wpp.level, .wpp.flags] | @tsv' "$T/wppstr-sample.jsonl" | tail -1)" \
+      "$(printf 'findneedle\tWppStrEmitter_cpp29\tWppStrEmitter.cpp\t29\tmain\tSTR_GENERAL\t')" \
+      "JSON: the wpp member has component, tag, SRC file, line, FUNC, LEVEL and FLAGS of the TMF"
+
 # tracefmt text: the default prefix, and TRACE_FORMAT_PREFIX
 $ETLCONV "$S" -q -tp "$FN/tmf" -of tracefmt > "$T/s.txt"; check $? 0 "-of tracefmt exits 0"
 pid=$(jq -r 'select(.source == "tmf") | .pid' "$T/wppstr-sample.jsonl" | head -1)

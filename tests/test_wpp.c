@@ -317,7 +317,9 @@ static void test_render(void **state)
     f.rec.header.thread_id = 0x3C;
     f.rec.buffer_context.processor_index = 3;
     f.rec.wpp_sequence = 42;
-    wpp_expand_prefix(&out, WPP_DEFAULT_PREFIX "%2!s! %7!u! %!FUNC!", &f.ev, "01/02/2003-04:05:06.007");
+    etl_textbuf scratch = {0};
+    wpp_expand_prefix(&out, WPP_DEFAULT_PREFIX "%2!s! %7!u! %!FUNC!", &f.ev, "01/02/2003-04:05:06.007", &scratch);
+    etl_textbuf_free(&scratch);
     assert_string_equal(out.data, "[3]1A2B.003C::01/02/2003-04:05:06.007 [Comp]render_c10 42 Fn");
     etl_textbuf_free(&out);
 
