@@ -266,6 +266,14 @@ static void test_render(void **state)
     assert_string_equal(decode(&f, 12, p12, sizeof p12, 4),
                         "12345678 3.140625 3.14 5.0000000s 1.0000000s (relative) 2001:db8::1");
 
+    /* the most negative values have no positive counterpart (found by fuzz_wpp_tmf) */
+    delta = INT64_MIN;
+    wait = INT64_MIN;
+    memcpy(p12 + 12, &delta, 8);
+    memcpy(p12 + 20, &wait, 8);
+    assert_string_equal(decode(&f, 12, p12, sizeof p12, 4),
+                        "12345678 3.140625 3.14 -922337203685.4775808s 922337203685.4775808s (relative) 2001:db8::1");
+
     /* enumerations: a name, flag names joined by |, leftover bits in hex, %d on an enum */
     static const uint8_t p13[] = {1, 0, 0, 0, 5, 0, 0, 0, 9, 0, 0, 0, 7, 0, 0, 0};
     assert_string_equal(decode(&f, 13, p13, sizeof p13, 8), "StateActive FlagRead|FlagExec FlagRead|0x8 7");
