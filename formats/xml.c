@@ -235,9 +235,30 @@ static void write_debug_data(xml_state *st, const etl_event_record *r)
     PUTL(st, "\t</DebugData>\n");
 }
 
+/* A WPP message decoded with its TMF: the same DebugData, filled in (FileLine is the TMF's file_line tag). */
+static void write_wpp_debug_data(xml_state *st, const etl_decoded_event *ev)
+{
+    char num[FMT_INT_CAP];
+    const etl_wpp_event *w = ev->wpp;
+    put(st, "\t<DebugData>\n");
+    put_element(st, 2, "SequenceNumber", fmt_u64(ev->record->wpp_sequence, num));
+    put_element(st, 2, "FlagsName", w->flags);
+    put_element(st, 2, "LevelName", w->level);
+    put_element(st, 2, "Component", w->component);
+    put_element(st, 2, "SubComponent", "");
+    put_element(st, 2, "FileLine", w->tag);
+    put_element(st, 2, "Function", w->function);
+    put_element(st, 2, "Message", ev->message ? ev->message : "");
+    put(st, "\t</DebugData>\n");
+}
+
 static void write_payload(xml_state *st, const etl_decoded_event *ev)
 {
     const etl_event_record *r = ev->record;
+    if (ev->wpp) {
+        write_wpp_debug_data(st, ev);
+        return;
+    }
     if (ev->status == ETL_DECODE_NO_SCHEMA && r->kind == ETL_KIND_MESSAGE) {
         write_debug_data(st, r);
         return;

@@ -16,6 +16,7 @@
 #include "cli/options_tracerpt.h"
 #include "cli/output.h"
 #include "cli/output_check.h"
+#include "cli/schemas_command.h"
 #include "cli/spool.h"
 
 static void on_signal(int sig)
@@ -49,6 +50,7 @@ static int run_merged(const etlconv_options *opt, etl_schema_registry *registry,
 int main(int argc, char **argv)
 {
     etlconv_options opt;
+    if (argc > 1 && strcmp(argv[1], "schemas") == 0) return etlconv_schemas_command(argc - 1, argv + 1);
     if (etlconv_tracerpt_prepare(&argc, &argv) != 0) return ETLCONV_EXIT_FAILURE;  /* -config, tracerpt mode */
     if (etlconv_parse_options(argc, argv, &opt) != 0 || etlconv_tracerpt_finish(&opt) != 0) {
         etlconv_free_options(&opt);
