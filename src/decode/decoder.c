@@ -25,6 +25,7 @@
 #include "decode/walk.h"
 #include "schema/eventsource.h"
 #include "schema/sources.h"
+#include "schema/wpp/wpp.h"
 
 struct etl_decoder {
     etl_schema_registry *registry;
@@ -33,6 +34,7 @@ struct etl_decoder {
     etl_eventsource_state *eventsource;
     etl_embedded_state *embedded;
     etl_process_table *processes;
+    wpp_decoder *wpp;      /* WPP trace messages with a TMF statement (ETL_SOURCE_TMF) */
     etl_walk walk;
     etl_textbuf names;     /* event name of the current event */
     etl_textbuf inserts;   /* message inserts, NUL-separated */
@@ -106,7 +108,8 @@ etl_decoder *etl_decoder_new(etl_schema_registry *registry, const etl_trace *tra
     if (d->eventsource) etl_eventsource_set_report(d->eventsource, report_schema_lost, d);
     d->embedded = etl_embedded_new(registry);
     d->processes = etl_process_table_new();
-    if (!d->tracelogging || !d->eventsource || !d->embedded || !d->processes ||
+    d->wpp = wpp_decoder_new();
+    if (!d->tracelogging || !d->eventsource || !d->embedded || !d->processes || !d->wpp ||
         etl_kernel_mof_register(registry) == ETL_ERR_NOMEM) {
         etl_decoder_free(d);
         return NULL;
@@ -121,6 +124,7 @@ void etl_decoder_free(etl_decoder *d)
     etl_eventsource_free(d->eventsource);
     etl_embedded_free(d->embedded);
     etl_process_table_free(d->processes);
+    wpp_decoder_free(d->wpp);
     etl_walk_free(&d->walk);
     etl_textbuf_free(&d->names);
     etl_textbuf_free(&d->inserts);
@@ -328,7 +332,17 @@ int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_deco
     ev->info = info;
     fill_names(d, ev, info);
 
-    if (info) {
+    int wpp = 0;
+    if (!string_only && wpp_is_trace_message(rec)) { /* WPP: the statement of a TMF (-tmf/-tp/-pdb) */
+        etl_render_context ctx = {rec->pointer_size, d->trace, rec->file_index, etl_trace_raw_to_filetime};
+        wpp = wpp_decode(d->wpp, etl_schema_registry_wpp_const(d->registry), rec, &ctx, ev);
+        if (wpp < 0) return wpp;
+        if (wpp && ev->status == ETL_DECODE_ERROR) set_error(d, ev, ev->error);
+    }
+
+    if (wpp) {
+        /* decoded above */
+    } else if (info) {
         etl_render_context ctx = {rec->pointer_size, d->trace, rec->file_index, etl_trace_raw_to_filetime};
         int rc = etl_walk_event(&d->walk, info, payload, size, &ctx);
         if (rc < 0) return rc;
@@ -336,6 +350,7 @@ int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_deco
         ev->source = info->source;
         ev->fields = d->walk.fields;
         ev->field_count = d->walk.field_count;
+        ev->field_bytes = d->walk.bytes;
         if (d->walk.consumed < size) {
             /* OK: trailing bytes of a newer event version (kept for writers that show them);
              * ERROR: the bytes from the value that did not fit */

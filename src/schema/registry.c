@@ -14,6 +14,7 @@
 
 #include "etl/etl_schema.h"
 #include "schema/deferred_files.h"
+#include "schema/wpp/wpp.h"
 
 /* ---- arena ------------------------------------------------------------------------------------------- */
 
@@ -99,6 +100,7 @@ struct etl_schema_registry {
     uint32_t *provider_slots;
     size_t provider_slot_capacity;
     etl_deferred_files *deferred;  /* files loaded on the first lookup of one of their GUIDs */
+    wpp_store *wpp;                /* WPP TMF statements (-tmf/-tp/-pdb), created by the first load */
 };
 
 static uint64_t mix(uint64_t h)
@@ -208,8 +210,17 @@ void etl_schema_registry_free(etl_schema_registry *r)
     free(r->providers);
     free(r->provider_slots);
     etl_deferred_free(r->deferred);
+    wpp_store_free(r->wpp);
     free(r);
 }
+
+wpp_store *etl_schema_registry_wpp(etl_schema_registry *r, int create)
+{
+    if (r && !r->wpp && create) r->wpp = wpp_store_new();
+    return r ? r->wpp : NULL;
+}
+
+const wpp_store *etl_schema_registry_wpp_const(const etl_schema_registry *r) { return r ? r->wpp : NULL; }
 
 int etl_schema_registry_defer_file(etl_schema_registry *r, const char *path, const etl_guid *guids,
                                    size_t guid_count, etl_deferred_loader loader)
