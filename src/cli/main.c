@@ -50,7 +50,12 @@ static int run_merged(const etlconv_options *opt, etl_schema_registry *registry,
 int main(int argc, char **argv)
 {
     etlconv_options opt;
-    if (argc > 1 && strcmp(argv[1], "schemas") == 0) return etlconv_schemas_command(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "schemas") == 0) {
+        int rc = etlconv_schemas_command(argc - 1, argv + 1);
+        if (rc == ETLCONV_EXIT_FAILURE) etlconv_outputs_discard();  /* outputs are named only on success */
+        else if (etlconv_outputs_publish() != 0) rc = ETLCONV_EXIT_FAILURE;
+        return rc;
+    }
     if (etlconv_tracerpt_prepare(&argc, &argv) != 0) return ETLCONV_EXIT_FAILURE;  /* -config, tracerpt mode */
     if (etlconv_parse_options(argc, argv, &opt) != 0 || etlconv_tracerpt_finish(&opt) != 0) {
         etlconv_free_options(&opt);
