@@ -51,11 +51,10 @@ int main(int argc, char **argv)
 {
     etlconv_options opt;
     if (argc > 1 && strcmp(argv[1], "schemas") == 0) {
-        int status = etlconv_schemas_command(argc - 1, argv + 1);
-        /* its outputs are named only now, as a conversion's are (output.h) */
-        if (status == ETLCONV_EXIT_FAILURE) etlconv_outputs_discard();
-        else if (etlconv_outputs_publish() != 0) status = ETLCONV_EXIT_FAILURE;
-        return status;
+        int rc = etlconv_schemas_command(argc - 1, argv + 1);
+        if (rc == ETLCONV_EXIT_FAILURE) etlconv_outputs_discard();  /* outputs are named only on success */
+        else if (etlconv_outputs_publish() != 0) rc = ETLCONV_EXIT_FAILURE;
+        return rc;
     }
     if (etlconv_tracerpt_prepare(&argc, &argv) != 0) return ETLCONV_EXIT_FAILURE;  /* -config, tracerpt mode */
     if (etlconv_parse_options(argc, argv, &opt) != 0 || etlconv_tracerpt_finish(&opt) != 0) {
