@@ -13,6 +13,7 @@
 
 #include <libxml/tree.h>
 
+#include "etl/etl_diff.h"
 #include "format_util.h"
 #include "util/xml_text.h"
 #include "util/le.h"
@@ -156,7 +157,9 @@ static void write_system(xml_state *st, const etl_decoded_event *ev)
     put_number_element(st, 2, "Opcode", h->descriptor.opcode);
     char num[FMT_INT_CAP];
     put_element(st, 2, "Keywords", fmt_hex64(h->descriptor.keyword, num));
-    if (st->options.raw_timestamps) {
+    if (st->options.stable & ETL_STABLE_NO_TIME) {
+        put(st, "\t\t<TimeCreated");  /* --mask time: no time at all */
+    } else if (st->options.raw_timestamps) {
         put(st, "\t\t<TimeCreated RawTime=\"");
         put(st, fmt_i64(r->raw_timestamp, num));
     } else {
@@ -164,7 +167,8 @@ static void write_system(xml_state *st, const etl_decoded_event *ev)
         put(st, "\t\t<TimeCreated SystemTime=\"");
         put(st, text);
     }
-    put(st, "\" />\n\t\t<Correlation ActivityID=\"");
+    if (!(st->options.stable & ETL_STABLE_NO_TIME)) put(st, "\"");
+    put(st, " />\n\t\t<Correlation ActivityID=\"");
     put(st, fmt_guid(&h->activity_id, guid));
     etl_guid related;
     if (fmt_related_activity(r, &related)) {
@@ -175,9 +179,11 @@ static void write_system(xml_state *st, const etl_decoded_event *ev)
     put(st, "\t\t<Execution");
     put_number_attribute(st, "ProcessID", h->process_id);
     put_number_attribute(st, "ThreadID", h->thread_id);
-    put_number_attribute(st, "ProcessorID", r->buffer_context.processor_index);
-    put_number_attribute(st, "KernelTime", h->kernel_time);
-    put_number_attribute(st, "UserTime", h->user_time);
+    if (!st->options.stable) {  /* machine facts: not in stable output */
+        put_number_attribute(st, "ProcessorID", r->buffer_context.processor_index);
+        put_number_attribute(st, "KernelTime", h->kernel_time);
+        put_number_attribute(st, "UserTime", h->user_time);
+    }
     put(st, " />\n");
     if (ev->channel_name && ev->channel_name[0])
         put_element(st, 2, "Channel", ev->channel_name);
@@ -377,6 +383,7 @@ static void *xml_create(const etl_sink *sink, const etl_writer_options *options)
     st->sink = *sink;
     st->options = *options;
     st->clock.local = options->local_time;
+    st->clock.stable = options->stable != 0;
     memset(&st->out, 0, sizeof st->out);
     memset(&st->clean, 0, sizeof st->clean);
     st->doc = xmlNewDoc((const xmlChar *)"1.0");

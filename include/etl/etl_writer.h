@@ -48,6 +48,9 @@ typedef struct etl_writer_options {
     unsigned table_columns;  /* ETL_TABLE_* (0 = event name and values only) */
     /* -- issue 12 (tracerpt) members below; keep this line -- */
     /* -- issue 13 (diff) members below; keep this line -- */
+    unsigned stable;              /* ETL_STABLE_* (etl_diff.h): events come through etl_stable_apply; leave out
+                                   * CPU, kernel/user times, elapsed time and file paths; times are relative */
+    const char *stable_options;   /* the options that made the stable output, for the baseline's header line */
     /* -- issue 14 (perf) members below; keep this line -- */
     /* -- issue 15 (typed) members below; keep this line -- */
     /* -- issue 16 (evtx) members below; keep this line -- */

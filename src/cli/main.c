@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "cli/convert.h"
+#include "cli/diff_cmd.h"
+#include "cli/options_diff.h"
 #include "cli/export.h"
 #include "cli/info.h"
 #include "cli/options.h"
@@ -89,8 +91,10 @@ static int run_merged(const etlconv_options *opt, etl_schema_registry *registry,
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "diff") == 0) return etlconv_diff_main(argc - 1, argv + 1);
     etlconv_options opt;
     if (etlconv_parse_options(argc, argv, &opt) != 0) {
+        etlconv_diff_options_free(&opt);
         etlconv_free_options(&opt);
         return ETLCONV_EXIT_FAILURE;
     }
@@ -138,6 +142,7 @@ int main(int argc, char **argv)
         break;
     }
     }
+    etlconv_diff_options_free(&opt);
     etlconv_free_options(&opt);
     return status;
 }

@@ -1,6 +1,7 @@
 /* Command-line parsing. tracerpt spells its options with one dash (-of, -summary, -rts); GNU long
  * options use two and may carry "=VALUE". Both spellings fill the same etlconv_options. */
 #include "options.h"
+#include "options_diff.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -329,6 +330,8 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
             o->filters.has_to = 1;
             /* -- issue 12 (tracerpt) options below; keep this line -- */
             /* -- issue 13 (diff) options below; keep this line -- */
+        } else if (etlconv_diff_option(argc, argv, &i, o)) {
+            if (o->diff.failed) return ETLCONV_EXIT_FAILURE;
             /* -- issue 14 (perf) options below; keep this line -- */
             /* -- issue 15 (typed) options below; keep this line -- */
             /* -- issue 16 (evtx) options below; keep this line -- */
@@ -405,6 +408,26 @@ void etlconv_print_help(FILE *out)
           "  --from T, --to T        ISO-8601 time (UTC unless it has an offset) or seconds from trace start\n"
           /* -- issue 12 (tracerpt) help lines below; keep this line -- */
           /* -- issue 13 (diff) help lines below; keep this line -- */
+          "Stable output and trace diffing (see 'Using etlconv in a test pipeline' in the README):\n"
+          "  --stable                output identical on every machine, time zone, locale and run: relative\n"
+          "                          times (+S.fffffff), ordinals for process/thread/activity ids (P1 T3 A2),\n"
+          "                          no CPU, kernel/user times, buffer facts; pointers masked; with -o X.txt a\n"
+          "                          golden baseline (one 'EventName Field=Value ...' line per event)\n"
+          "  --mask LIST             also mask: time, a field NAME anywhere, or PROVIDER:EVENT:FIELD\n"
+          "etlconv diff OLD NEW [OPTIONS]   (OLD, NEW: .etl files or baselines; several files per side:\n"
+          "                          etlconv diff a.etl b.etl --new c.etl d.etl). Exit 0 same, 1 different, 2 trouble\n"
+          "  --by KEY                align per stream: thread (provider+process+thread, default), process,\n"
+          "                          provider or none\n"
+          "  --compare-time SECONDS  compare relative times too, within this tolerance\n"
+          "  --counts-only           only the event counts per provider/event type\n"
+          "  --all-counts            list unchanged counts too\n"
+          "  --count-tolerance PCT   count changes within PCT percent are no difference (sampled events)\n"
+          "  --context N             events of context around each change (default 3)\n"
+          "  --ignore-field NAME     leave this field out of the comparison (repeatable)\n"
+          "  --ignore-event [PROVIDER:]EVENT   leave these events out (repeatable)\n"
+          "  --json                  the report as one JSON document\n"
+          "  --junit FILE            also a JUnit XML report: one test case per provider/event type\n"
+          "  --color[=WHEN]          colour the text report: auto (a terminal), always or never\n"
           /* -- issue 14 (perf) help lines below; keep this line -- */
           /* -- issue 15 (typed) help lines below; keep this line -- */
           /* -- issue 16 (evtx) help lines below; keep this line -- */
