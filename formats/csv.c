@@ -11,6 +11,7 @@
 
 #include <csv.h>
 
+#include "cpu_time.h"
 #include "etl/etl_diff.h"
 #include "format_util.h"
 
@@ -135,8 +136,8 @@ static int csv_event(void *state, const etl_decoded_event *ev)
         cell(st, "");
     } else {
         cell(st, fmt_i64(st->options.raw_timestamps ? r->raw_timestamp : h->timestamp, num));
-        cell_u(st, h->kernel_time);
-        cell_u(st, h->user_time);
+        cell_u(st, fmt_cpu_ms(&st->options, r, h->kernel_time));
+        cell_u(st, fmt_cpu_ms(&st->options, r, h->user_time));
     }
 
     size_t before = st->cells;

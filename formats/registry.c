@@ -17,7 +17,9 @@ extern const etl_writer_format etl_writer_baseline;
 /* -- issue 15 (typed) writers below; keep this line -- */
 /* -- issue 16 (evtx) writers below; keep this line -- */
 /* -- issue 17 (net) writers below; keep this line -- */
+extern const etl_writer_format etl_writer_pcapng;
 /* -- issue 18 (wpp) writers below; keep this line -- */
+extern const etl_writer_format etl_writer_tracefmt;
 
 static const etl_writer_format *const formats[] = {
     &etl_writer_xml,
@@ -32,7 +34,9 @@ static const etl_writer_format *const formats[] = {
     /* -- issue 15 (typed) writers below; keep this line -- */
     /* -- issue 16 (evtx) writers below; keep this line -- */
     /* -- issue 17 (net) writers below; keep this line -- */
+    &etl_writer_pcapng,
     /* -- issue 18 (wpp) writers below; keep this line -- */
+    &etl_writer_tracefmt,
 };
 
 size_t etl_writer_format_count(void)

@@ -11,7 +11,8 @@ UTF8=$(locale -a 2>/dev/null | grep -i -m1 -E '^(C|en_US)\.utf-?8$'); UTF8=${UTF
 
 # --- stable output: byte-identical under other time zones, locales, --local, and a second run ------------
 # The three largest traces (80% of the corpus's events) go through the baseline writer twice; the others
-# through every writer (xml + summary, csv, baseline, jsonl) in three environments and a second run.
+# through every writer (xml + summary, csv, baseline, jsonl, tracefmt; pcapng for the one trace with packets)
+# in three environments and a second run.
 convert_all() {  # $1 trace, $2 output prefix, $3 extra option ("" or --local), then environment assignments
   f=$1; p=$2; x=$3; shift 3
   env "$@" $ETLCONV -q "$f" --stable $x -of baseline > "$p.txt" 2>/dev/null
@@ -19,6 +20,8 @@ convert_all() {  # $1 trace, $2 output prefix, $3 extra option ("" or --local), 
   env "$@" $ETLCONV -q "$f" --stable $x -of xml -summary "$p.sum" > "$p.xml" 2>/dev/null
   env "$@" $ETLCONV -q "$f" --stable $x -of csv > "$p.csv" 2>/dev/null
   env "$@" $ETLCONV -q "$f" --stable $x -of jsonl > "$p.jsonl" 2>/dev/null
+  env "$@" $ETLCONV -q "$f" --stable $x -of tracefmt > "$p.tf" 2>/dev/null
+  case $f in *PktMon*) env "$@" $ETLCONV -q "$f" --stable $x -of pcapng -o "$p.pcapng" 2>/dev/null;; esac
 }
 unstable=""; traces=0
 for f in testdata/*/*.etl.gz; do
@@ -28,7 +31,7 @@ for f in testdata/*/*.etl.gz; do
   convert_all "$f" "$b.2" "" TZ=UTC LC_ALL=C
   is_big "$f" || convert_all "$f" "$b.3" "" TZ=Asia/Kolkata LC_ALL="$UTF8"
   is_big "$f" || convert_all "$f" "$b.4" --local TZ=America/Los_Angeles LC_ALL="$UTF8"
-  for x in txt xml sum csv jsonl; do
+  for x in txt xml sum csv jsonl tf pcapng; do
     [ -e "$b.1.$x" ] || continue
     for k in 2 3 4; do
       [ -e "$b.$k.$x" ] || continue
@@ -45,20 +48,17 @@ notsame=""
 for f in testdata/*/*.etl.gz; do
   b=$T/$(basename "$f" .etl.gz)
   $ETLCONV diff -q "$b.golden" "$f" > "$b.d1" 2>/dev/null; r1=$?
-  r2=0
-  if ! is_big "$f" || [ "$(basename "$f")" = TraceLoggingTester.etl.gz ]; then
-    $ETLCONV diff -q "$f" "$f" > "$b.d2" 2>/dev/null; r2=$?
-    [ "$(sed 1,2d "$b.d2")" = same ] || r2=x
-  fi
+  $ETLCONV diff -q "$f" "$f" > "$b.d2" 2>/dev/null; r2=$?
+  [ "$(sed 1,2d "$b.d2")" = same ] || r2=x
   [ "$r1$r2" = 00 ] && [ "$(sed 1,2d "$b.d1")" = same ] || notsame="$notsame $(basename "$f")"
 done
 check "$notsame" "" "diff golden(X) X and diff X X exit 0 with an empty report for every corpus trace"
-notsame=""; n=0
+notsame=""; jsonl_goldens=0
 for g in "$T"/*.golden.jsonl; do
-  f=$(ls testdata/*/"$(basename "$g" .golden.jsonl).etl.gz"); n=$((n + 1))
+  f=$(ls testdata/*/"$(basename "$g" .golden.jsonl).etl.gz"); jsonl_goldens=$((jsonl_goldens + 1))
   $ETLCONV diff -q "$g" "$f" > "$T/dj" 2>/dev/null && [ "$(sed 1,2d "$T/dj")" = same ] || notsame="$notsame $(basename "$f")"
 done
-check "$n:$notsame" "27:" "JSON Lines baselines: diff golden.jsonl(X) X exits 0 with an empty report (27 traces)"
+check "$jsonl_goldens:$notsame" "27:" "JSON Lines baselines: diff golden.jsonl(X) X exits 0 with an empty report (27 traces)"
 
 # --- a golden of CrossMachineHTTP edited: two lines deleted, one duplicated, a value changed, one event
 # moved to another thread of its process. OLD = the edited golden, NEW = the trace, so the report must say:

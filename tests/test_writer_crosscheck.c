@@ -387,6 +387,7 @@ static int crosscheck_trace(const char *file, const char *import_dir, tally *t)
     assert_non_null(r->decoder);
     etl_writer_options opt = {0};
     opt.table_columns = ETL_TABLE_TIME | ETL_TABLE_PID | ETL_TABLE_TID;
+    opt.flush_every_event = 1; /* the checks read each event's text right after etl_writer_event */
     r->csv = writer("csv", &r->csv_out, &opt);
     r->json = writer("jsonl", &r->json_out, &opt);
     r->table = writer("table", &r->table_out, &opt);

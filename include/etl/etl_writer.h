@@ -47,15 +47,20 @@ typedef struct etl_writer_options {
     int csv_compat;          /* CSV: tracerpt's ", "-separated, padded, unquoted rows */
     unsigned table_columns;  /* ETL_TABLE_* (0 = event name and values only) */
     /* -- issue 12 (tracerpt) members below; keep this line -- */
+    const etl_trace *trace;  /* optional: its TimerResolution turns KernelTime/UserTime ticks into ms */
     /* -- issue 13 (diff) members below; keep this line -- */
     unsigned stable;              /* ETL_STABLE_* (etl_diff.h): events come through etl_stable_apply; leave out
                                    * CPU, kernel/user times, elapsed time and file paths; times are relative */
     const char *stable_options;   /* the options that made the stable output, for the baseline's header line */
     /* -- issue 14 (perf) members below; keep this line -- */
+    int flush_every_event;   /* hand each event's text to the sink at once (else in blocks of ~256 KiB and at end) */
     /* -- issue 15 (typed) members below; keep this line -- */
     /* -- issue 16 (evtx) members below; keep this line -- */
     /* -- issue 17 (net) members below; keep this line -- */
+    int pcapng_events;       /* pcapng: non-packet events as systemd journal export blocks between packets */
     /* -- issue 18 (wpp) members below; keep this line -- */
+    const char *wpp_prefix;  /* tracefmt writer: line prefix (TRACE_FORMAT_PREFIX syntax); NULL: the environment's
+                              * $TRACE_FORMAT_PREFIX, else tracefmt's "[%9!d!]%8!04X!.%3!04X!::%4!s! [%1!s!]" */
 } etl_writer_options;
 
 /* Run totals for writers that report them at the end (summary). Any member may be 0/NULL. */

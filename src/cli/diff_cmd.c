@@ -75,6 +75,7 @@ static int render_json(void *ctx, const etl_decoded_event *ev, unsigned flags, e
         etl_writer_options wo = c->opt.writer;
         wo.stable = flags;
         wo.stable_options = NULL;
+        wo.flush_every_event = 1;  /* each event is read back right after it is written */
         etl_sink sink = {append_json, &c->json_text};
         c->json_writer = etl_writer_new(etl_writer_format_find("jsonl"), &sink, &wo);
         if (!c->json_writer) return -1;

@@ -2,6 +2,8 @@
  * options use two and may carry "=VALUE". Both spellings fill the same etlconv_options. */
 #include "options.h"
 #include "options_diff.h"
+#include "options_tracerpt.h"
+#include "options_wpp.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -170,6 +172,7 @@ static void infer_format(etlconv_options *o)
     static const struct { const char *suffix; const char *format; } by_suffix[] = {
         {".csv", "csv"}, {".jsonl", "jsonl"}, {".json", "jsonl"}, {".txt", "table"}, {".tsv", "table"},
         {".xml", "xml"},
+        {".pcapng", "pcapng"},
     };
     size_t n = strlen(o->output);
     if (n > 3 && strcasecmp(o->output + n - 3, ".gz") == 0) n -= 3;
@@ -197,10 +200,8 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
         const char *v;
 #define VALUE(name)                                                                                          \
     do {                                                                                                     \
-        if (*v == '\0') {                                                                                    \
-            if (i + 1 >= argc) return fail("option %s needs a value", name);                                 \
-            v = argv[++i];                                                                                   \
-        }                                                                                                    \
+        if (*v == '\0' && etlconv_required_value(argc, argv, &i, name, &v) != 0)                             \
+            return ETLCONV_EXIT_FAILURE; /* never swallows the next option */                                \
     } while (0)
         if (only_files || a[0] != '-' || a[1] == '\0') {
             if (collect == &o->imports && looks_like_trace(a)) {  /* "-import x.man trace.etl" */
@@ -221,11 +222,19 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
         } else if ((v = match(a, "--info|-info"))) {
             o->mode = MODE_INFO;
         } else if ((v = match(a, "-o|--output"))) {
-            VALUE(a);
-            o->output = v;
+            if (*v == '\0' && etlconv_optional_value(argc, argv, &i, &v) != 0) return ETLCONV_EXIT_FAILURE;
+            o->output = v && *v ? v : NULL;
+            o->output_default = !o->output;  /* tracerpt: "-o" alone is dumpfile.EXT */
         } else if ((v = match(a, "-of|--format"))) {
             VALUE(a);
             format_given = 1;
+            char plain[16];  /* "-of csv.gz": compressed output */
+            size_t vlen = strlen(v);
+            if (vlen > 3 && vlen < sizeof plain && strcasecmp(v + vlen - 3, ".gz") == 0) {
+                snprintf(plain, sizeof plain, "%.*s", (int)(vlen - 3), v);
+                o->gzip_output = 1;
+                v = plain;
+            }
             o->format = etl_writer_format_find(v);
             if (!o->format || strcmp(o->format->name, "summary") == 0) {
                 if (o->format) {
@@ -272,12 +281,8 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
         } else if ((v = match(a, "-l"))) {
             /* tracerpt's optional input marker: the following words are inputs */
         } else if ((v = match(a, "-export|--export"))) {
-            VALUE(a);
-            o->export_file = v;
-        } else if ((v = match(a, "-tmf|-tp|--tmf|--tmf-path"))) {
-            VALUE(a);
-            fprintf(stderr, "etlconv: warning: %s is reserved for WPP TMF decoding, which is not supported yet; "
-                            "WPP events are written undecoded\n", a);
+            if (*v == '\0' && etlconv_optional_value(argc, argv, &i, &v) != 0) return ETLCONV_EXIT_FAILURE;
+            o->export_file = v && *v ? v : "schema.man";  /* tracerpt's default name */
         } else if ((v = match(a, "-en"))) {
             VALUE(a);  /* tracerpt's CSV encoding switch: output is always UTF-8 here */
             if (strcasecmp(v, "ANSI") != 0 && strcasecmp(v, "Unicode") != 0)
@@ -329,6 +334,8 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
                 return fail("bad --to '%s' (ISO time or seconds from trace start)", v);
             o->filters.has_to = 1;
             /* -- issue 12 (tracerpt) options below; keep this line -- */
+        } else if (etlconv_tracerpt_option_name(a)) {
+            if (etlconv_tracerpt_option(argc, argv, &i, o) != 0) return ETLCONV_EXIT_FAILURE;
             /* -- issue 13 (diff) options below; keep this line -- */
         } else if (etlconv_diff_option(argc, argv, &i, o)) {
             if (o->diff.failed) return ETLCONV_EXIT_FAILURE;
@@ -336,7 +343,12 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
             /* -- issue 15 (typed) options below; keep this line -- */
             /* -- issue 16 (evtx) options below; keep this line -- */
             /* -- issue 17 (net) options below; keep this line -- */
+        } else if ((v = match(a, "--pcapng-events"))) {
+            o->writer.pcapng_events = 1;
             /* -- issue 18 (wpp) options below; keep this line -- */
+        } else if ((v = match(a, "-tmf|-tp|--tmf|--tmf-path|-pdb|--pdb|-i|--image"))) {
+            VALUE(a);
+            if (etlconv_wpp_option(o, a, v) != 0) return fail("%s", "out of memory");
         } else {
             return fail("unknown option '%s'", a);
         }
@@ -363,6 +375,7 @@ void etlconv_free_options(etlconv_options *o)
     free(o->filters.event_ids);
     free(o->filters.pids);
     free(o->filters.tids);
+    etlconv_wpp_free_options(o);
     memset(o, 0, sizeof *o);
 }
 
@@ -397,7 +410,6 @@ void etlconv_print_help(FILE *out)
           "  --no-trace-schemas      ignore the schemas the trace carries (TraceLogging metadata, EventSource\n"
           "                          manifests, KernelTraceControl metadata): decode with -import, bundled and\n"
           "                          kernel schemas only (e.g. to check an exported manifest)\n"
-          "  -tmf FILE, -tp PATH     reserved for WPP (not supported yet; WPP events stay undecoded)\n"
           "  -en ANSI|Unicode        accepted for tracerpt scripts; output is always UTF-8\n"
           "Filters (all must match; lists match any element):\n"
           "  --provider NAME|GUID    repeatable\n"
@@ -432,7 +444,19 @@ void etlconv_print_help(FILE *out)
           /* -- issue 15 (typed) help lines below; keep this line -- */
           /* -- issue 16 (evtx) help lines below; keep this line -- */
           /* -- issue 17 (net) help lines below; keep this line -- */
+          "Network captures:\n"
+          "  -of pcapng              the packets (pktmon, NDIS-PacketCapture, VMSwitch, NdisWan) as pcapng;\n"
+          "                          -o NAME.pcapng picks it\n"
+          "  --pcapng-events         pcapng: the other events too, as systemd journal blocks between packets\n"
           /* -- issue 18 (wpp) help lines below; keep this line -- */
+          "WPP software tracing (trace messages decoded with their TMF; tracefmt's text with -of tracefmt):\n"
+          "  -tmf FILE, -tp DIR      a TMF file, or a folder of <message-GUID>.tmf files (repeatable);\n"
+          "                          also every folder in $TRACE_FORMAT_SEARCH_PATH (';' or ':' separated)\n"
+          "  -pdb FILE|DIR           the TMF annotations of a driver's PDB, or of every .pdb in a folder\n"
+          "  -i IMAGE|DIR            the PDB a driver/binary names in its debug directory, looked for beside\n"
+          "                          it and in the -pdb folders\n"
+          "                          $TRACE_FORMAT_PREFIX: the -of tracefmt line prefix (default\n"
+          "                          \"[%9!d!]%8!04X!.%3!04X!::%4!s! [%1!s!]\": [CPU]PID.TID::time [component])\n"
           "Other:\n"
           "  -l FILE...              tracerpt's optional marker before the input files\n"
           "  --info FILE...          describe the files (header, clock, buffers, providers) and exit\n"

@@ -27,6 +27,7 @@ typedef struct walk_state {
     size_t size;
     size_t pos;
     size_t steps;  /* elements visited, bounds the work of hostile counts */
+    size_t zero_width;  /* array elements that occupied no payload bytes */
     const etl_render_context *ctx;
 } walk_state;
 
@@ -362,10 +363,19 @@ static int walk_property(walk_state *s, uint32_t index, unsigned depth)
     if (!is_array) return walk_element(s, index, depth, -1);
     if (is_char_array(prop)) return walk_char_array(s, prop, count, depth);
 
+    if (count > ETL_WALK_MAX_ARRAY_ELEMENTS)
+        return fail(s, prop, "truncated: %llu elements, more than an array can hold (%u)", (unsigned long long)count,
+                    ETL_WALK_MAX_ARRAY_ELEMENTS);
     if ((rc = push_field(s, ETL_FIELD_ARRAY_BEGIN, prop, depth, -1))) return rc;
     for (uint64_t i = 0; i < count && rc == WALK_OK; i++) {
+        size_t before = s->pos;
         if (optional && remaining(s) == 0) rc = WALK_END; /* the payload may end on an element boundary */
         else rc = walk_element(s, index, depth + 1, (int32_t)(i > INT32_MAX ? INT32_MAX : i));
+        if (rc == WALK_OK && s->pos == before && ++s->zero_width > ETL_WALK_MAX_ZERO_WIDTH)
+            rc = fail(s, prop, "truncated: more than %u array elements that occupy no payload bytes",
+                      ETL_WALK_MAX_ZERO_WIDTH);
+        if (rc == WALK_OK && s->w->text.length > ETL_WALK_MAX_TEXT)
+            rc = fail(s, prop, "truncated: more than %u bytes of text in one event", ETL_WALK_MAX_TEXT);
     }
     if (rc != WALK_OK && rc != WALK_END) return rc;
     int end = push_field(s, ETL_FIELD_ARRAY_END, prop, depth, -1);
@@ -451,7 +461,7 @@ int etl_walk_event(etl_walk *w, const etl_event_info *info, const uint8_t *paylo
         w->epoch = 1;
     }
 
-    walk_state s = {w, info, payload, size, 0, 0, ctx};
+    walk_state s = {w, info, payload, size, 0, 0, 0, ctx};
     int rc = WALK_OK;
     uint32_t i = 0;
     for (; i < tops && rc == WALK_OK; i++) {

@@ -11,6 +11,14 @@
  * elements stop here instead of exhausting memory. */
 #define ETL_WALK_MAX_FIELDS 131072u
 #define ETL_WALK_MAX_DEPTH 32u
+/* Amplification caps (docs/robustness.md). A real array has at most 65535 elements (a u16 count; an event
+ * payload is < 64 KiB, so elements of ≥ 1 byte cannot be more). Elements that occupy no payload bytes (a
+ * zero-length string or binary, a struct of such) cost output but no input: at most 256 per event. And at
+ * most 1 MiB of rendered text per event (a 64 KiB payload renders to far less). Past a cap the event stops
+ * there and is marked as a decode error ("truncated: ..."). */
+#define ETL_WALK_MAX_ARRAY_ELEMENTS 65535u
+#define ETL_WALK_MAX_ZERO_WIDTH 256u
+#define ETL_WALK_MAX_TEXT (1u << 20)
 
 typedef struct etl_walk {
     /* output of the last etl_walk_event */

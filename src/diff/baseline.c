@@ -112,7 +112,7 @@ void etl_baseline_render(const etl_decoded_event *ev, unsigned flags, etl_textbu
     const etl_event_record *r = ev->record;
     char t[32];
     etl_textbuf_puts(out, (flags & ETL_STABLE_NO_TIME) ? "-" : etl_stable_time(r->header.timestamp, t));
-    put_id(out, 'P', ev->process_id);
+    put_id(out, 'P', r->header.process_id);  /* the record's process, as every writer shows it */
     put_id(out, 'T', r->header.thread_id);
     etl_textbuf_putc(out, '\t');
     if (ev->process_name && *ev->process_name)

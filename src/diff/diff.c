@@ -46,6 +46,7 @@ void etl_diff_free(etl_diff *d)
     etl_textbuf_free(&d->key);
     etl_textbuf_free(&d->content);
     etl_textbuf_free(&d->json);
+    etl_textbuf_free(&d->group);
     free(d);
 }
 
@@ -154,6 +155,7 @@ static int event_ignored(const etl_diff *d, const diff_cell *provider, const dif
  * --ignore-field name. */
 static int field_ignored(const etl_diff *d, const diff_cell *c)
 {
+    if (!d->opt.ignore_field_count) return 0;
     const char *eq = memchr(c->text, '=', c->length);
     size_t n = eq ? (size_t)(eq - c->text) : c->length;
     const char *last = c->text;
@@ -198,23 +200,21 @@ int diff_ingest_line(etl_diff *d, int s, const char *line, size_t length, uint64
 
     /* identity that survives other processes starting first: the process's name and its order among the
      * processes of that name this provider saw, the thread's order among that process's threads */
-    etl_textbuf *k = &d->key;
-    etl_textbuf_reset(k);
-    etl_textbuf_append(k, c[COL_PROVIDER].text, c[COL_PROVIDER].length);
-    etl_textbuf_putc(k, '\t');
-    etl_textbuf_append(k, c[COL_PROCESS_NAME].text, c[COL_PROCESS_NAME].length);
-    size_t group_len = k->length;
-    char *group = k->failed ? NULL : strndup(k->data, group_len);
-    if (!group) return -1;
+    etl_textbuf *k = &d->key, *g = &d->group;
+    etl_textbuf_reset(g);
+    etl_textbuf_append(g, c[COL_PROVIDER].text, c[COL_PROVIDER].length);
+    etl_textbuf_putc(g, '\t');
+    etl_textbuf_append(g, c[COL_PROCESS_NAME].text, c[COL_PROCESS_NAME].length);
+    if (g->failed) return -1;
+    const char *group = g->data;
+    size_t group_len = g->length;
     uint32_t proc = local_index(side, &d->content, group, group_len, c[COL_PROCESS_ID].text, c[COL_PROCESS_ID].length);
     etl_textbuf_reset(k);
     etl_textbuf_append(k, c[COL_PROVIDER].text, c[COL_PROVIDER].length);
     etl_textbuf_putc(k, '\t');
     etl_textbuf_append(k, c[COL_PROCESS_ID].text, c[COL_PROCESS_ID].length);
-    char *pgroup = k->failed ? NULL : strndup(k->data, k->length);
-    uint32_t thread = pgroup ? local_index(side, &d->content, pgroup, strlen(pgroup), c[COL_THREAD_ID].text,
-                                           c[COL_THREAD_ID].length) : 0;
-    free(pgroup);
+    if (k->failed) return -1;
+    uint32_t thread = local_index(side, &d->content, k->data, k->length, c[COL_THREAD_ID].text, c[COL_THREAD_ID].length);
     char identity[48];
     snprintf(identity, sizeof identity, "#%u/%u", (unsigned)proc, (unsigned)thread);
     size_t proc_part = strcspn(identity, "/");
@@ -242,7 +242,6 @@ int diff_ingest_line(etl_diff *d, int s, const char *line, size_t length, uint64
         h = etl_diff_hash_bytes(h, identity, strlen(identity));
         break;
     }
-    free(group);
     if (k->failed) return -1;
     int added;
     uint32_t stream = strmap_find(&d->streams, k->data ? k->data : "", k->length, &added);
@@ -334,17 +333,29 @@ int etl_baseline_read_options(const char *path, char *buf, size_t cap)
     return rc;
 }
 
-int diff_read_line(diff_side *side, uint64_t offset, etl_textbuf *buf)
+/* One line of f without its '\n' (and '\r') into buf. Returns 1 for a line, 0 at the end, -1 when the line is
+ * longer than MAX_LINE_BYTES or memory is short. */
+static int read_line(FILE *f, etl_textbuf *buf)
 {
+    char chunk[8192];
     etl_textbuf_reset(buf);
-    if (fseeko(side->text, (off_t)offset, SEEK_SET) != 0) return -1;
-    int ch;
-    while ((ch = getc(side->text)) != EOF && ch != '\n') {
-        if (buf->length >= MAX_LINE_BYTES) break;
-        etl_textbuf_putc(buf, (char)ch);
+    int any = 0;
+    while (fgets(chunk, sizeof chunk, f)) {
+        any = 1;
+        size_t n = strlen(chunk);
+        int end = n > 0 && chunk[n - 1] == '\n';
+        etl_textbuf_append(buf, chunk, n - (size_t)end);
+        if (buf->length > MAX_LINE_BYTES || buf->failed) return -1;
+        if (end) break;
     }
     if (buf->length && buf->data[buf->length - 1] == '\r') buf->data[--buf->length] = '\0';
-    return buf->failed ? -1 : 0;
+    return any;
+}
+
+int diff_read_line(diff_side *side, uint64_t offset, etl_textbuf *buf)
+{
+    if (fseeko(side->text, (off_t)offset, SEEK_SET) != 0) return -1;
+    return read_line(side->text, buf) < 0 ? -1 : 0;
 }
 
 /* Reads lines of `f` from the current position; the side keeps `f`. A JSON Lines baseline is turned into
@@ -359,17 +370,13 @@ static int ingest_file(etl_diff *d, int s, FILE *f, int json, const char *path, 
     }
     uint64_t offset = (uint64_t)ftello(f), line_no = 0;
     for (;;) {
-        etl_textbuf_reset(&d->line);
-        int ch;
-        while ((ch = getc(f)) != EOF && ch != '\n') {
-            if (d->line.length >= MAX_LINE_BYTES) return set_error(err, ETL_ERR_FORMAT, "line too long", path, line_no + 1);
-            etl_textbuf_putc(&d->line, (char)ch);
-        }
-        if (ch == EOF && d->line.length == 0) break;
+        int got = read_line(f, &d->line);
+        if (got == 0) break;
         line_no++;
-        if (d->line.failed) return set_error(err, ETL_ERR_NOMEM, "out of memory", path, line_no);
+        if (got < 0)
+            return set_error(err, d->line.failed ? ETL_ERR_NOMEM : ETL_ERR_FORMAT,
+                             d->line.failed ? "out of memory" : "line too long", path, line_no);
         size_t len = d->line.length;
-        if (len && d->line.data[len - 1] == '\r') len--;
         const char *text = d->line.data;
         if (json && len) {
             uint64_t spilled = (uint64_t)ftello(side->text);
@@ -392,7 +399,6 @@ static int ingest_file(etl_diff *d, int s, FILE *f, int json, const char *path, 
         }
         offset = (uint64_t)ftello(f);
         if (d->opt.progress && line_no % PROGRESS_EVERY == 0) d->opt.progress(d->opt.progress_ctx, offset, 0, line_no);
-        if (ch == EOF) break;
     }
     if (ferror(f)) return set_error(err, ETL_ERR_IO, strerror(errno), path, 0);
     if (json) {

@@ -38,7 +38,7 @@ struct etl_diff {
     strmap types;            /* "provider\tevent" → type id */
     uint64_t *type_count[2];
     size_t type_capacity;
-    etl_textbuf line, key, content, json;
+    etl_textbuf line, key, group, content, json;
 };
 
 /* Splits a baseline line (no '\n') at tabs into at most `max` cells; returns how many. */

@@ -12,6 +12,10 @@
 #define ARROW " \xE2\x86\x92 "            /* " → " */
 
 enum { RED, GREEN, CYAN, YELLOW, BOLD, RESET };
+
+typedef struct field_change {
+    diff_cell name, old_value, new_value;  /* text NULL: absent on that side */
+} field_change;
 static const char *const ansi[] = {"\033[31m", "\033[32m", "\033[36m", "\033[33m", "\033[1m", "\033[0m"};
 
 struct report_out {
@@ -29,8 +33,8 @@ struct report_out {
     etl_textbuf *junit_text;   /* per event type: failure text */
     uint64_t *junit_changes;   /* per event type: changed events */
     uint64_t *junit_hunk;      /* per event type: the last hunk written into its text */
-    uint64_t *counts[2];
     uint8_t *count_differs;
+    field_change *changes;  /* scratch of put_pair: 2 * MAX_COMPARED_FIELDS + 1 */
 };
 
 static void color(report_out *ro, int c)
@@ -59,6 +63,11 @@ report_out *report_out_new(etl_diff *d, int format, FILE *out, FILE *junit, cons
     ro->new_name = new_name;
     ro->json_stream = -1;
     ro->first_count = 1;
+    ro->changes = calloc(2 * MAX_COMPARED_FIELDS + 1, sizeof *ro->changes);
+    if (!ro->changes) {
+        free(ro);
+        return NULL;
+    }
     size_t types = d->types.count + 1;
     if (junit) {
         ro->junit_text = calloc(types, sizeof *ro->junit_text);
@@ -95,6 +104,7 @@ void report_out_free(report_out *ro)
     free(ro->junit_changes);
     free(ro->junit_hunk);
     free(ro->count_differs);
+    free(ro->changes);
     etl_textbuf_free(&ro->text);
     etl_textbuf_free(&ro->la);
     etl_textbuf_free(&ro->lb);
@@ -280,9 +290,7 @@ static size_t name_length(const diff_cell *c)
     return eq ? (size_t)(eq - c->text) : c->length;
 }
 
-typedef struct field_change {
-    diff_cell name, old_value, new_value;  /* text NULL: absent on that side */
-} field_change;
+
 
 static void change_text(const field_change *c, etl_textbuf *t)
 {
@@ -345,7 +353,7 @@ static size_t compare_fields(report_out *ro, uint32_t a, uint32_t b, field_chang
  * (then they are shown whole, deleted and added). */
 static int put_pair(report_out *ro, uint32_t a, uint32_t b)
 {
-    static field_change changes[2 * MAX_COMPARED_FIELDS + 1];
+    field_change *changes = ro->changes;
     if (read_event(ro, 0, a, &ro->la) != 0 || read_event(ro, 1, b, &ro->lb) != 0) return -1;
     size_t n = compare_fields(ro, a, b, changes);
     if (n == 0 || n == SIZE_MAX) return 1;
