@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "cli/convert.h"
+#include "cli/diff_cmd.h"
+#include "cli/options_diff.h"
 #include "cli/each.h"
 #include "cli/export.h"
 #include "cli/info.h"
@@ -49,6 +51,7 @@ static int run_merged(const etlconv_options *opt, etl_schema_registry *registry,
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "diff") == 0) return etlconv_diff_main(argc - 1, argv + 1);
     etlconv_options opt;
     if (argc > 1 && strcmp(argv[1], "schemas") == 0) {
         int rc = etlconv_schemas_command(argc - 1, argv + 1);
@@ -58,6 +61,7 @@ int main(int argc, char **argv)
     }
     if (etlconv_tracerpt_prepare(&argc, &argv) != 0) return ETLCONV_EXIT_FAILURE;  /* -config, tracerpt mode */
     if (etlconv_parse_options(argc, argv, &opt) != 0 || etlconv_tracerpt_finish(&opt) != 0) {
+        etlconv_diff_options_free(&opt);
         etlconv_free_options(&opt);
         etlconv_tracerpt_release();
         return ETLCONV_EXIT_FAILURE;
@@ -119,6 +123,7 @@ int main(int argc, char **argv)
     }
     etlconv_tracerpt_done(&opt, status);
     etlconv_spool_release();
+    etlconv_diff_options_free(&opt);
     etlconv_free_options(&opt);
     etlconv_tracerpt_release();
     return status;
