@@ -22,6 +22,7 @@ static char dir[64];
 static int setup(void **state)
 {
     (void)state;
+    etlconv_outputs_begin();
     snprintf(dir, sizeof dir, "/tmp/etloutXXXXXX");
     return mkdtemp(dir) ? 0 : -1;
 }

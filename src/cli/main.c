@@ -91,6 +91,7 @@ int main(int argc, char **argv)
         signal(SIGTERM, on_signal);
         signal(SIGHUP, on_signal);
         signal(SIGPIPE, on_signal);  /* "| head" ends the run: remove a -summary FILE still being written */
+        etlconv_outputs_begin();  /* outputs are named at the end, all or none */
         if (etlconv_check_outputs(&opt) != 0 || etlconv_spool_inputs(&opt) != 0) {
             status = ETLCONV_EXIT_FAILURE;
             break;

@@ -13,10 +13,13 @@ etlconv_output *etlconv_output_open(const char *path, int overwrite);
 const etl_sink *etlconv_output_sink(etlconv_output *out);
 /* The stdio stream behind an uncompressed output (for APIs that take a FILE*), NULL for ".gz". */
 FILE *etlconv_output_stream(etlconv_output *out);
-/* Finishes the file (flush, close, fsync). Returns 0, or -1 after printing an error (the file is dropped).
- * A file output then waits, complete but unnamed, for etlconv_outputs_publish (the run succeeded) or
- * etlconv_outputs_discard (it failed): exit 2 never leaves a complete output behind. */
+/* Finishes the file (flush, close, fsync) and names it. Returns 0, or -1 after printing an error (the file is
+ * dropped). After etlconv_outputs_begin, a file output instead waits, complete but unnamed, for
+ * etlconv_outputs_publish (the run succeeded) or etlconv_outputs_discard (it failed): exit 2 never leaves a
+ * complete output behind. */
 int etlconv_output_commit(etlconv_output *out);
+/* Starts a run whose outputs are named all together at the end. */
+void etlconv_outputs_begin(void);
 /* Names every committed file (link, or rename with -y). 0, or -1 after printing an error. */
 int etlconv_outputs_publish(void);
 /* Drops every committed file. */

@@ -99,7 +99,8 @@ int etlconv_check_outputs(const etlconv_options *opt)
         for (size_t j = 0; j < i; j++) {
             struct stat a, b;
             if (strcmp(outs[i].path, outs[j].path) == 0 ||
-                (stat(outs[i].path, &a) == 0 && stat(outs[j].path, &b) == 0 && S_ISREG(a.st_mode) && same_file(&a, &b))) {
+                (stat(outs[i].path, &a) == 0 && stat(outs[j].path, &b) == 0 && S_ISREG(a.st_mode) &&
+                 same_file(&a, &b))) {
                 fprintf(stderr, "etlconv: %s: named by both %s and %s\n", outs[i].path, outs[j].option, outs[i].option);
                 return -1;
             }

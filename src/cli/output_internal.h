@@ -24,7 +24,8 @@ struct etlconv_output {
 void etlconv_output_track(const char *temp, int add);
 /* Frees o (closes its unnamed file: the file vanishes). */
 void etlconv_output_release(etlconv_output *o);
-/* Keeps a complete file until etlconv_outputs_publish / etlconv_outputs_discard. Returns 0. */
+/* After etlconv_outputs_begin: keeps a complete file until etlconv_outputs_publish / etlconv_outputs_discard
+ * (returns 0); before: names it at once (0, or -1 after an error). */
 int etlconv_output_pending(etlconv_output *o);
 
 #endif

@@ -15,9 +15,20 @@
 #include "output_internal.h"
 
 static etlconv_output *pending;
+static int deferring;  /* etlconv_outputs_begin was called: name files at etlconv_outputs_publish only */
+
+static int publish(etlconv_output *o);
+static void drop(etlconv_output *o);
+
+void etlconv_outputs_begin(void) { deferring = 1; }
 
 int etlconv_output_pending(etlconv_output *o)
 {
+    if (!deferring) { /* no transaction: named at once */
+        int rc = publish(o);
+        drop(o);
+        return rc;
+    }
     etlconv_output **tail = &pending;
     while (*tail) tail = &(*tail)->next_pending;
     o->next_pending = NULL;

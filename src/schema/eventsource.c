@@ -259,7 +259,8 @@ int etl_eventsource_observe(etl_eventsource_state *state, const etl_event_record
     partial_manifest **pp = find_partial(s, record);
     if (total == 0 || chunk >= total) {
         s->stats.chunks_dropped++;
-        report_lost(s, record, &record->header.provider_id, "chunk has an impossible number (chunk N of 0, or N >= total)");
+        report_lost(s, record, &record->header.provider_id,
+                    "chunk has an impossible number (chunk N of 0, or N >= total)");
         return 1;
     }
     if (chunk == 0) {

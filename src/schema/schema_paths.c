@@ -198,7 +198,8 @@ static int link_stays_inside(walk_state *w, const char *path)
     int inside = target && w->root && strncmp(target, w->root, n) == 0 && (target[n] == '/' || n == 1);
     if (!inside) {
         etl_error e;
-        etl_schema_fail(&e, ETL_ERR_SCHEMA, path, UINT64_MAX, "symbolic link to %s, outside the folder %s: not followed",
+        etl_schema_fail(&e, ETL_ERR_SCHEMA, path, UINT64_MAX,
+                        "symbolic link to %s, outside the folder %s: not followed",
                         target ? target : "a missing file", w->root ? w->root : "given");
         record_failure(w, ETL_ERR_SCHEMA, &e);
     }
