@@ -128,9 +128,9 @@ int fmt_begin_nothing(void *state)
 
 int fmt_end_nothing(void *state, const etl_run_totals *totals)
 {
-    (void)state;
     (void)totals;
-    return 0;
+    fmt_line_writer *w = state;  /* only the line writers use it: hand over what the last block holds */
+    return fmt_buf_flush(&w->line, &w->sink);
 }
 
 /* ---- UTF-8 --------------------------------------------------------------------------------------------- */

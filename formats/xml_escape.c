@@ -1,6 +1,9 @@
 /* One-pass XML cleaning + escaping (see xml_escape.h). */
 #include "xml_escape.h"
 
+#include <stdint.h>
+#include <string.h>
+
 #include "util/xml_text.h"
 
 /* 0: copied as is; 1: escaped; 2: needs a look (NUL, other C0 controls, non-ASCII). */
@@ -32,9 +35,35 @@ static void put_escape(fmt_buf *out, unsigned char c)
     }
 }
 
+/* Bytes 0x80 and up, below 0x20, or one of & < > " in the 8 bytes of x (exact "any" test: the zero-byte
+ * trick may flag bytes after a true hit, never without one). '<' 0x3C / '>' 0x3E differ in bit 1 and
+ * '"' 0x22 / '&' 0x26 in bit 2, so one comparison covers each pair. */
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+static inline uint64_t has_zero(uint64_t y) { return (y - ONES) & ~y & HIGHS; }
+static inline uint64_t needs_work(uint64_t x)
+{
+    return (x & HIGHS) | ((x - 0x20 * ONES) & ~x & HIGHS) | has_zero((x | 0x02 * ONES) ^ (0x3E * ONES)) |
+           has_zero((x | 0x04 * ONES) ^ (0x26 * ONES));
+}
+
 void fmt_xml_escape(fmt_buf *out, const char *text)
 {
     if (!text) return;
+    /* the common case: nothing to change, checked 8 bytes at a time and copied at once */
+    size_t n = strlen(text), i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x;
+        memcpy(&x, text + i, 8);
+        if (needs_work(x)) break;
+    }
+    if (i + 8 > n) {
+        while (i < n && byte_class[(unsigned char)text[i]] == COPY) i++;
+        if (i == n) {
+            etl_textbuf_append(out, text, n);
+            return;
+        }
+    }
     const unsigned char *s = (const unsigned char *)text;
     for (;;) {
         const unsigned char *run = s;

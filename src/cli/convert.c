@@ -50,6 +50,17 @@ static void on_diagnostic(const etl_diagnostic *d, void *ctx)
     fprintf(stderr, "etlconv: %s: %s\n", d->severity == ETL_ERROR ? "error" : "warning", d->message);
 }
 
+/* A payload that did not fit its schema (or an event truncated at a cap): one warning line naming the file
+ * and the record's offset, among the diagnostics (at most MAX_PRINTED_DIAGNOSTICS lines in all). */
+static void report_decode_error(run *r, const etl_event_record *record, const char *why)
+{
+    const char *path = etl_trace_file_path(r->trace, record->file_index);
+    char line[800];
+    snprintf(line, sizeof line, "%s: %s", path ? path : "trace", why);
+    etl_diagnostic d = {ETL_WARNING, ETL_ERR_SCHEMA, record->file_index, record->file_offset, line};
+    on_diagnostic(&d, r);
+}
+
 /* Trace start for relative --from/--to: the earliest log-file header start time, else the first event. */
 static void bind_filters(run *r, int64_t first_event_time)
 {
@@ -72,6 +83,7 @@ static int on_event(const etl_event_record *record, void *ctx)
         r->failed = 1;
         return 1;
     }
+    if (ev->status == ETL_DECODE_ERROR && ev->error) report_decode_error(r, record, ev->error);
     if (r->export_to && ev->info) {
         int rc = etl_schema_export_collect(r->export_to, ev->info);
         if (rc < 0) {

@@ -4,6 +4,7 @@
 #include "options_diff.h"
 #include "options_tracerpt.h"
 #include "options_wpp.h"
+#include "options_typed.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -191,7 +192,7 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
     o->format = etl_writer_format_find("xml");
     o->writer.table_columns = ETL_TABLE_DEFAULT;
     o->filters.level = -1;
-    int only_files = 0, format_given = 0;
+    int only_files = 0, format_given = 0, typed_status = 0;
     char ***collect = &o->inputs;  /* where bare words go: inputs, or -import/-l lists */
     size_t *collect_count = &o->input_count;
 
@@ -341,6 +342,8 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
             if (o->diff.failed) return ETLCONV_EXIT_FAILURE;
             /* -- issue 14 (perf) options below; keep this line -- */
             /* -- issue 15 (typed) options below; keep this line -- */
+        } else if (etlconv_parse_typed_option(argc, argv, &i, o, &typed_status)) {
+            if (typed_status) return typed_status;
             /* -- issue 16 (evtx) options below; keep this line -- */
             /* -- issue 17 (net) options below; keep this line -- */
         } else if ((v = match(a, "--pcapng-events"))) {
@@ -356,6 +359,7 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
     }
     if (o->mode != MODE_CONVERT) return 0;
     if (!format_given && o->output && !o->each) infer_format(o);
+    if (etlconv_finish_typed_options(o) != 0) return ETLCONV_EXIT_FAILURE;
     if (o->input_count == 0) return fail("%s", "no input file");
     if (o->each && !o->output) return fail("%s", "--each needs -o DIR");
     if (o->each && o->summary_file) return fail("%s", "--each writes one summary per input; give -summary no file");
@@ -419,6 +423,17 @@ void etlconv_print_help(FILE *out)
           "  --pid N[,N...], --tid N[,N...]\n"
           "  --from T, --to T        ISO-8601 time (UTC unless it has an offset) or seconds from trace start\n"
           /* -- issue 12 (tracerpt) help lines below; keep this line -- */
+          "tracerpt (also the mode when run as 'tracerpt': default file names, closing line):\n"
+          "  -report [FILE]          workload report (workload.xml/.html): providers, event types, and by\n"
+          "                          -rl 2..5 processes, disks, files, threads; -f XML|HTML\n"
+          "  -int FILE               the interpreted event structures (one block per event layout)\n"
+          "  -config FILE            read more options from FILE;  -df FILE  accepted (not applied)\n"
+          "  -rt NAME                refused: real-time sessions exist only on Windows\n"
+          "  --tracerpt              tracerpt mode without renaming the program\n"
+          "  --strict                events lost by the recording session exit 1 (default: a note, exit 0)\n"
+          "  -, FIFO, /dev/stdin     read once into a temporary file, then converted like a file\n"
+          "  --jobs N                with --each: N files at once (same outputs); --gzip or -of FMT.gz: .gz\n"
+          "                          outputs; same-named inputs mirror their folders under -o DIR\n"
           /* -- issue 13 (diff) help lines below; keep this line -- */
           "Stable output and trace diffing (see 'Using etlconv in a test pipeline' in the README):\n"
           "  --stable                output identical on every machine, time zone, locale and run: relative\n"
@@ -443,6 +458,17 @@ void etlconv_print_help(FILE *out)
           "  --color[=WHEN]          colour the text report: auto (a terminal), always or never\n"
           /* -- issue 14 (perf) help lines below; keep this line -- */
           /* -- issue 15 (typed) help lines below; keep this line -- */
+          "Typed output (JSON and tables):\n"
+          "  --json-bigint number|string\n"
+          "                          64-bit integers in JSON as numbers (default; jq 1.6 rounds them above\n"
+          "                          2^53) or as decimal strings (exact in every reader)\n"
+          "  --split DIR             with -of csv or -of json: one file per event type in DIR (CSV: a\n"
+          "                          header row of common columns + the event's fields, and DIR/schema.sql)\n"
+          "  --split-max-open N      files --split keeps open at once (default 64; the others are closed\n"
+          "                          and reopened to append)\n"
+          "  --style ecs             with -of json: Elastic Common Schema (winlog.*) as Filebeat's ETW input\n"
+          "etlconv schemas [TRACE...] [-import FILE|DIR...] [-of text|json|manifest] [-o FILE] [--info]\n"
+          "                          list providers, events and fields of traces and schema files\n"
           /* -- issue 16 (evtx) help lines below; keep this line -- */
           /* -- issue 17 (net) help lines below; keep this line -- */
           "Network captures:\n"
@@ -468,8 +494,8 @@ void etlconv_print_help(FILE *out)
           "  -h, --help              this help\n"
           "  --version               version\n"
           "\n"
-          "Exit status: 0 success; 1 output written with warnings (events lost, records skipped or\n"
-          "payloads that did not fit their schema); 2 failure (bad usage, unreadable input, output not\n"
-          "written).\n",
+          "Exit status: 0 success (events the session lost are only noted, unless --strict); 1 output\n"
+          "written with warnings (records skipped or payloads that did not fit their schema); 2 failure\n"
+          "(bad usage, unreadable input, output not written).\n",
           out);
 }

@@ -90,6 +90,7 @@ typedef struct etlconv_options {
     } diff;
     /* -- issue 14 (perf) members below; keep this line -- */
     /* -- issue 15 (typed) members below; keep this line -- */
+    const char *json_style;        /* --style ecs: "ecs", else NULL */
     /* -- issue 16 (evtx) members below; keep this line -- */
     /* -- issue 17 (net) members below; keep this line -- */
     /* -- issue 18 (wpp) members below; keep this line -- */
