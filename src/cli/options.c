@@ -443,6 +443,7 @@ void etlconv_print_help(FILE *out)
           "  --mask LIST             also mask: time, a field NAME anywhere, or PROVIDER:EVENT:FIELD\n"
           "etlconv diff OLD NEW [OPTIONS]   (OLD, NEW: .etl files or baselines; several files per side:\n"
           "                          etlconv diff a.etl b.etl --new c.etl d.etl). Exit 0 same, 1 different, 2 trouble\n"
+          "  --new                   diff: the files after it are the NEW side\n"
           "  --by KEY                align per stream: thread (provider+process+thread, default), process,\n"
           "                          provider or none\n"
           "  --compare-time SECONDS  compare relative times too, within this tolerance\n"
