@@ -27,10 +27,26 @@ typedef struct json_line {
     etl_textbuf fields;         /* "\tName=Value" cells */
 } json_line;
 
+/* Typed JSON Lines follow a mapped value NAME with "NAME.value", its number (etlconv.1, TYPED OUTPUT): that
+ * member is not a field of the event, and the text baseline does not have it. It is recognised as a
+ * ".value" (or ".value[i]") member whose base name was written just before as a field (or its elements). */
+static int is_mapped_number(const json_line *j, const char *name)
+{
+    const char *dot = strstr(name, ".value");
+    if (!dot || (dot[6] != '\0' && dot[6] != '[') || !j->fields.data) return 0;
+    size_t base = (size_t)(dot - name);
+    for (const char *at = j->fields.data; (at = memchr(at, '\t', j->fields.data + j->fields.length - at)); at++)
+        if ((size_t)(j->fields.data + j->fields.length - at) > base + 1 && memcmp(at + 1, name, base) == 0 &&
+            (at[1 + base] == '=' || at[1 + base] == '['))
+            return 1;
+    return 0;
+}
+
 static void on_leaf(const char *path, const char *value, int is_string, void *ctx)
 {
     json_line *j = ctx;
     if (strncmp(path, FIELDS_PREFIX, strlen(FIELDS_PREFIX)) == 0) {
+        if (is_mapped_number(j, path + strlen(FIELDS_PREFIX))) return;
         etl_textbuf_putc(&j->fields, '\t');
         etl_baseline_escape(path + strlen(FIELDS_PREFIX), 1, &j->fields);
         etl_textbuf_putc(&j->fields, '=');
