@@ -211,7 +211,7 @@ int etl_schema_list_write(FILE *out, const etl_event_info *const *infos, size_t 
 {
     const etl_event_info **sorted = malloc((count ? count : 1) * sizeof *sorted);
     if (!sorted) return -1;
-    memcpy(sorted, infos, count * sizeof *sorted);
+    if (count) memcpy(sorted, infos, count * sizeof *sorted);  /* infos may be NULL when empty */
     qsort(sorted, count, sizeof *sorted, compare_info);
     fmt_buf b = {0};
     if (format == ETL_SCHEMA_LIST_JSON) etl_textbuf_puts(&b, "{\"providers\":[");
@@ -263,7 +263,7 @@ int etl_provider_counts_write(FILE *out, const etl_provider_count *counts, size_
 {
     etl_provider_count *sorted = malloc((count ? count : 1) * sizeof *sorted);
     if (!sorted) return -1;
-    memcpy(sorted, counts, count * sizeof *sorted);
+    if (count) memcpy(sorted, counts, count * sizeof *sorted);
     qsort(sorted, count, sizeof *sorted, compare_count);
     fmt_buf b = {0};
     if (format == ETL_SCHEMA_LIST_JSON) etl_textbuf_puts(&b, "{\"providers\":[");

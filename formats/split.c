@@ -173,13 +173,16 @@ static int unique_columns(split_writer *w, size_t n, const char **out)
     if (!offsets) return -1;
     for (size_t i = 0; i < n; i++) {
         offsets[i] = b->length;
-        etl_textbuf_puts(b, w->names[i]);
+        char unnamed[32];  /* PostgreSQL-style parsers (DuckDB) refuse an empty quoted identifier */
+        const char *name = w->names[i];
+        if (!*name) snprintf(unnamed, sizeof unnamed, "field_%zu", i + 1 - COMMON_COUNT), name = unnamed;
+        etl_textbuf_puts(b, name);
         for (unsigned k = 2;; k++) {
             int clash = 0;
             for (size_t j = 0; j < i && !clash; j++) clash = strcasecmp(b->data + offsets[j], b->data + offsets[i]) == 0;
             if (!clash) break;
             b->length = offsets[i];
-            etl_textbuf_printf(b, "%s_%u", w->names[i], k);
+            etl_textbuf_printf(b, "%s_%u", name, k);
         }
         etl_textbuf_putc(b, '\0');
     }

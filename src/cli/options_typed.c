@@ -69,7 +69,12 @@ int etlconv_finish_typed_options(etlconv_options *o)
         if (o->writer.split_dir) return fail("--style ecs cannot be split; drop", "--split");
         o->format = etl_writer_format_find("ecs");
     }
-    if (!o->writer.split_dir) return 0;
+    if (!o->writer.split_dir) {
+        if (strcmp(name, "csv-split") == 0 || strcmp(name, "jsonl-split") == 0)
+            return fail("the split writers write a folder: use -of csv or -of json with --split DIR, not", name);
+        return 0;
+    }
+    if (strcmp(name, "csv-split") == 0 || strcmp(name, "jsonl-split") == 0) name = strcmp(name, "csv-split") ? "jsonl" : "csv";
     if (strcmp(name, "csv") != 0 && strcmp(name, "jsonl") != 0) return fail("--split needs -of csv or -of json, not", name);
     if (o->writer.csv_compat) return fail("--split writes RFC 4180 CSV; drop", "--csv-compat");
     if (o->output) return fail("--split DIR replaces -o; drop", o->output);

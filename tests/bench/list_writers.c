@@ -5,6 +5,8 @@
 
 int main(void)
 {
-    for (size_t i = 0; i < etl_writer_format_count(); i++) puts(etl_writer_format_at(i)->name);
+    for (size_t i = 0; i < etl_writer_format_count(); i++)
+        if (*etl_writer_format_at(i)->extension)  /* "": the split writers, which write a folder (--split DIR) */
+            puts(etl_writer_format_at(i)->name);
     return 0;
 }
