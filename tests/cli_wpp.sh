@@ -124,6 +124,10 @@ for c in CldFlt0 CldFlt1; do
   $ETLCONV "$f" -q > "$T/$c.plain.xml"
   $ETLCONV "$f" -q -tp "$FN/tmf" > "$T/$c.other.xml"
   cmp -s "$T/$c.plain.xml" "$T/$c.other.xml"; ok $? "$c: TMFs of other GUIDs leave the XML unchanged"
+  for fmt in csv table json tracefmt; do
+    $ETLCONV "$f" -q -of $fmt > "$T/$c.$fmt"
+    $ETLCONV "$f" -q -tp "$FN/tmf" -of $fmt | cmp -s - "$T/$c.$fmt"; ok $? "$c: ... and the $fmt output"
+  done
   check "$(grep -c 'Unknown( 43): GUID=2818ef08-6a54-396f-2244-5a6ea4a98cf0 (No Format Information found).' "$T/$c.plain.xml")" \
         "$(wpp_records "$f")" "$c: without TMF every WPP record is tracerpt's Unknown( 43) DebugData"
 done
@@ -163,6 +167,9 @@ check "$(jq -r 'select(.source == "tmf")' "$T/bad.jsonl" | grep -c '^{')" 13 "..
 awk 'BEGIN { printf "2818ef08-6a54-396f-2244-5a6ea4a98cf0 X // SRC=x.c\n#typev x_c1 43 \""; for (i = 0; i < 70000; i++) printf "A"; print "\"\n{\n}" }' > "$T/long.tmf"
 $ETLCONV "$f" -tmf "$T/long.tmf" > /dev/null 2> "$T/err"; check $? 2 "a 70,000-byte line: nothing loads, exit 2"
 grep -q "long.tmf:2: line longer than 64 KiB" "$T/err"; ok $? "... refused with its line number"
+printf '2818ef08-6a54-396f-2244-5a6ea4a98cf0 X // SRC=x.c\n#typev x_c1 43 "unclosed\n{\n}\n' > "$T/allbad.tmf"
+$ETLCONV "$f" -tmf "$T/allbad.tmf" > /dev/null 2> "$T/err"; check $? 2 "a TMF whose only statement is refused: exit 2"
+grep -q "allbad.tmf:2: #typev format string has no closing quote" "$T/err"; ok $? "... naming file and line"
 $ETLCONV "$f" -tp "$T/empty-missing" > /dev/null 2> "$T/err"; check $? 2 "missing -tp folder: exit 2"
 mkdir -p "$T/empty"; $ETLCONV "$f" -tp "$T/empty" > /dev/null 2> "$T/err"; check $? 2 "-tp folder without TMF: exit 2"
 grep -q "no TMF statement found" "$T/err"; ok $? "... saying so"

@@ -480,7 +480,7 @@ void etlconv_print_help(FILE *out)
           "  -tmf FILE, -tp DIR      a TMF file, or a folder of <message-GUID>.tmf files (repeatable);\n"
           "                          also every folder in $TRACE_FORMAT_SEARCH_PATH (';' or ':' separated)\n"
           "  -pdb FILE|DIR           the TMF annotations of a driver's PDB, or of every .pdb in a folder\n"
-          "  -i IMAGE|DIR            the PDB a driver/binary names in its debug directory, looked for beside\n"
+          "  -i IMAGE                the PDB a driver/binary names in its debug directory, looked for beside\n"
           "                          it and in the -pdb folders\n"
           "                          $TRACE_FORMAT_PREFIX: the -of tracefmt line prefix (default\n"
           "                          \"[%9!d!]%8!04X!.%3!04X!::%4!s! [%1!s!]\": [CPU]PID.TID::time [component])\n"

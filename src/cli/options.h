@@ -98,7 +98,7 @@ typedef struct etlconv_options {
     size_t wpp_tmf_count;
     char **wpp_pdb;                /* -pdb FILE|DIR */
     size_t wpp_pdb_count;
-    char **wpp_images;             /* -i IMAGE|DIR: the PDB its CodeView record names */
+    char **wpp_images;             /* -i IMAGE: the PDB its CodeView record names */
     size_t wpp_image_count;
 } etlconv_options;
 

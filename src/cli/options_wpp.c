@@ -37,7 +37,7 @@ static int report(const etlconv_options *o, const char *path, int rc, const etl_
 {
     if (rc == ETL_OK) return ETLCONV_EXIT_OK;
     const char *why = err->message[0] ? err->message : etl_status_name(rc);
-    if (stats->statements == 0 && stats->enums == 0) {
+    if (stats->statements <= stats->refused && stats->enums == 0) { /* nothing usable came of it */
         fprintf(stderr, "etlconv: %s\n", why);
         return ETLCONV_EXIT_FAILURE;
     }

@@ -4,7 +4,9 @@
  *
  * Lookup order (etl_schema.h): the record's own TraceLogging metadata; then the registry, where the sources
  * rank themselves (user manifests > EventSource > embedded TDH > bundled > kernel MOF) — EVENT_HEADER records
- * by (provider GUID, id, version), classic/kernel records by (class GUID, opcode, version).
+ * by (provider GUID, id, version), classic/kernel records by (class GUID, opcode, version). WPP trace messages
+ * (classic MESSAGE records and EVENT_HEADER records flagged TRACE_MESSAGE) are decoded by the TMF statement of
+ * their (message GUID, number) when one was loaded (src/schema/wpp/), and stay undecoded otherwise.
  *
  * Naming:
  *  - provider: schema name, else any name the registry knows for the GUID, else the GUID text "{…}";

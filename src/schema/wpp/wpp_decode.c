@@ -237,8 +237,9 @@ int wpp_decode(wpp_decoder *d, const wpp_store *store, const etl_event_record *r
     ev->task_name = *st->function ? st->function : NULL;
     ev->level_name = *st->level ? st->level : NULL;
 
-    const uint8_t *payload = rec->user_data;
-    size_t size = payload ? rec->user_data_length : 0, pos = 0;
+    static const uint8_t empty[1];
+    const uint8_t *payload = rec->user_data ? rec->user_data : empty; /* memchr & co. never get NULL */
+    size_t size = rec->user_data ? rec->user_data_length : 0, pos = 0;
     unsigned pointer_size = ctx && ctx->pointer_size == 4 ? 4 : 8;
     etl_textbuf_reset(&d->text);
     size_t field_count = 0;
