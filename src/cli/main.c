@@ -16,6 +16,7 @@
 #include "cli/options_tracerpt.h"
 #include "cli/output.h"
 #include "cli/spool.h"
+#include "cli/threads.h"
 
 static void on_signal(int sig)
 {
@@ -75,6 +76,7 @@ int main(int argc, char **argv)
         signal(SIGTERM, on_signal);
         signal(SIGHUP, on_signal);
         signal(SIGPIPE, on_signal);  /* "| head" ends the run: remove a -summary FILE still being written */
+        etlconv_output_set_compression(opt.compress_level, (int)etlconv_threads(&opt));
         if (etlconv_spool_inputs(&opt) != 0) {
             status = ETLCONV_EXIT_FAILURE;
             break;

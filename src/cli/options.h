@@ -71,6 +71,8 @@ typedef struct etlconv_options {
     char default_output[32];
     /* -- issue 13 (diff) members below; keep this line -- */
     /* -- issue 14 (perf) members below; keep this line -- */
+    unsigned threads;              /* -j N: threads for one conversion (0 = the number of cores) */
+    int compress_level;            /* --compress-level N for .gz/.zst output (0 = fast default) */
     /* -- issue 15 (typed) members below; keep this line -- */
     /* -- issue 16 (evtx) members below; keep this line -- */
     /* -- issue 17 (net) members below; keep this line -- */

@@ -1,4 +1,4 @@
-/* Atomic, optionally gzip-compressed output files (see output.h). */
+/* Atomic, optionally gzip- or zstd-compressed output files (see output.h). */
 #include "output.h"
 
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <zlib.h>
+#include "pipeline/compress.h"
 
 #define MAX_OPEN_OUTPUTS 8
 
@@ -17,7 +17,8 @@ struct etlconv_output {
     char *path;        /* final name; NULL for stdout */
     char *temp_path;
     FILE *file;        /* plain output (stdout or the temporary file) */
-    gzFile gz;         /* compressed output */
+    etl_compressor *z; /* compressed output (.gz, .zst) over zfd */
+    int zfd;
     int overwrite;
     int write_failed;
     etl_sink sink;
@@ -63,21 +64,19 @@ static int file_write(void *ctx, const void *data, size_t length)
     return 0;
 }
 
-static int gz_write(void *ctx, const void *data, size_t length)
+static int z_write(void *ctx, const void *data, size_t length)
 {
     etlconv_output *o = ctx;
-    const char *p = data;
-    while (length > 0) {  /* gzwrite takes an unsigned length */
-        unsigned chunk = length > (1u << 30) ? (1u << 30) : (unsigned)length;
-        if (gzwrite(o->gz, p, chunk) != (int)chunk) {
-            int zerr;
-            const char *msg = gzerror(o->gz, &zerr);
-            return write_failed(o, zerr == Z_ERRNO ? errno : (msg && *msg ? 0 : EIO));
-        }
-        p += chunk;
-        length -= chunk;
-    }
+    if (etl_compressor_write(o->z, data, length) != 0) return write_failed(o, errno);
     return 0;
+}
+
+static int compress_level, compress_threads;
+
+void etlconv_output_set_compression(int level, int threads)
+{
+    compress_level = level;
+    compress_threads = threads;
 }
 
 static int has_suffix(const char *s, const char *suffix)
@@ -86,19 +85,20 @@ static int has_suffix(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* The stream over `fd`: gzip when the name ends in ".gz". */
+/* The stream over `fd`: gzip when the name ends in ".gz", zstd for ".zst". */
 static int attach_stream(etlconv_output *o, int fd, const char *path)
 {
-    if (has_suffix(path, ".gz")) {
-        o->gz = gzdopen(fd, "wb6");
-        if (o->gz) gzbuffer(o->gz, 1 << 17);
-        o->sink.write = gz_write;
+    int gz = has_suffix(path, ".gz"), zst = has_suffix(path, ".zst");
+    if (gz || zst) {
+        o->z = etl_compressor_new(zst ? ETL_COMPRESS_ZSTD : ETL_COMPRESS_GZIP, compress_level, compress_threads, fd);
+        o->zfd = fd;
+        o->sink.write = z_write;
     } else {
         o->file = fdopen(fd, "wb");
         o->sink.write = file_write;
     }
     o->sink.ctx = o;
-    return o->gz || o->file ? 0 : -1;
+    return o->z || o->file ? 0 : -1;
 }
 
 etlconv_output *etlconv_output_open(const char *path, int overwrite)
@@ -181,7 +181,7 @@ const etl_sink *etlconv_output_sink(etlconv_output *o)
 
 FILE *etlconv_output_stream(etlconv_output *o)
 {
-    return o->gz ? NULL : o->file;
+    return o->z ? NULL : o->file;
 }
 
 static void release(etlconv_output *o)
@@ -197,7 +197,10 @@ static void release(etlconv_output *o)
 void etlconv_output_abort(etlconv_output *o)
 {
     if (!o) return;
-    if (o->gz) gzclose(o->gz);
+    if (o->z) {
+        etl_compressor_free(o->z);
+        close(o->zfd);
+    }
     if (o->file && o->file != stdout) fclose(o->file);
     if (o->temp_path) unlink(o->temp_path);
     release(o);
@@ -208,10 +211,12 @@ int etlconv_output_commit(etlconv_output *o)
     const char *name = o->path ? o->path : "stdout";
     int rc = o->write_failed ? -2 : 0;  /* -2: already reported */
     int err = 0;
-    if (o->gz) {
-        int z = gzclose(o->gz);
-        o->gz = NULL;
-        if (z != Z_OK && rc == 0) rc = -1, err = errno;
+    if (o->z) {
+        if (etl_compressor_finish(o->z) != 0 && rc == 0) rc = -1, err = errno;
+        etl_compressor_free(o->z);
+        o->z = NULL;
+        if (rc == 0 && o->temp_path && fsync(o->zfd) != 0) rc = -1, err = errno;
+        if (close(o->zfd) != 0 && rc == 0) rc = -1, err = errno;
     } else if (o->file == stdout) {
         if (fflush(stdout) != 0 || ferror(stdout)) rc = -1, err = errno;
         o->file = NULL;

@@ -1,6 +1,6 @@
 /* Output files: written to a temporary file in the same directory and renamed into place only when
  * complete, so a failed or interrupted run never leaves a half file; refuses to replace an existing file
- * unless asked to. A name ending in ".gz" is compressed with zlib. */
+ * unless asked to. A name ending in ".gz" is gzip-compressed, ".zst" zstd-compressed (src/pipeline/compress.h). */
 #ifndef ETLCONV_OUTPUT_H
 #define ETLCONV_OUTPUT_H
 
@@ -18,6 +18,9 @@ FILE *etlconv_output_stream(etlconv_output *out);
 int etlconv_output_commit(etlconv_output *out);
 /* Drops the output (removes the temporary file). */
 void etlconv_output_abort(etlconv_output *out);
+
+/* Compression level (0 = the fast default) and threads for the .gz/.zst outputs opened after this call. */
+void etlconv_output_set_compression(int level, int threads);
 
 /* Removes every temporary file still open (for signal handlers: async-signal-safe). */
 void etlconv_output_cleanup_on_signal(void);
