@@ -148,7 +148,8 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     etl_decoder_set_flags(r.decoder, opt->no_trace_schemas ? ETL_DECODER_NO_TRACE_SCHEMAS : 0);
     etl_decoder_set_diagnostic(r.decoder, on_diagnostic, &r);
     if (etlconv_extras_start(&r.extras, opt, job->report_output, job->interpreted_output) != 0) goto done;
-    if (!opt->one_pass && etlconv_learn_processes(&r, job) != 0) goto done;
+    int parallel = etlconv_parallel_eligible(opt, job);  /* -j: each worker runs its own first pass */
+    if (!opt->one_pass && !parallel && etlconv_learn_processes(&r, job) != 0) goto done;
     if (job->write_main) {
         main_out = etlconv_output_open(job->output, opt->overwrite);
         if (!main_out || !(r.main_writer = start_writer(opt->format->name, opt, main_out, r.trace))) goto done;
@@ -162,7 +163,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     etlconv_progress_start(&r.progress, opt->quiet, opt->progress, etl_trace_get_stats(r.trace)->bytes_total);
     etl_decode_stats helpers;  /* -j: the other workers' decoding counts */
     memset(&helpers, 0, sizeof helpers);
-    if (etlconv_parallel_eligible(opt, job))
+    if (parallel)
         rc = etlconv_process_parallel(&r, registry, job, &helpers);
     else
         rc = etl_process(r.trace, etlconv_on_event, &r);

@@ -77,7 +77,8 @@ static void *worker_start(void *ctx, unsigned index, etl_trace *trace)
     shared *sh = ctx;
     worker *w = &sh->workers[index];
     if (index == 0) {
-        w->r = sh->primary;
+        w->r = sh->primary;  /* its first pass runs here, beside the helpers' */
+        if (!sh->quiet.one_pass && etlconv_learn_processes(w->r, sh->job) != 0) return NULL;
     } else {
         w->r = &w->own;
         w->own.opt = &sh->quiet;
