@@ -12,8 +12,12 @@ extern const etl_writer_format etl_writer_jsonl;
 extern const etl_writer_format etl_writer_summary;
 /* -- issue 12 (tracerpt) writers below; keep this line -- */
 /* -- issue 13 (diff) writers below; keep this line -- */
+extern const etl_writer_format etl_writer_baseline;
 /* -- issue 14 (perf) writers below; keep this line -- */
 /* -- issue 15 (typed) writers below; keep this line -- */
+extern const etl_writer_format etl_writer_csv_split;
+extern const etl_writer_format etl_writer_jsonl_split;
+extern const etl_writer_format etl_writer_ecs;
 /* -- issue 16 (evtx) writers below; keep this line -- */
 /* -- issue 17 (net) writers below; keep this line -- */
 extern const etl_writer_format etl_writer_pcapng;
@@ -28,8 +32,12 @@ static const etl_writer_format *const formats[] = {
     &etl_writer_summary,
     /* -- issue 12 (tracerpt) writers below; keep this line -- */
     /* -- issue 13 (diff) writers below; keep this line -- */
+    &etl_writer_baseline,
     /* -- issue 14 (perf) writers below; keep this line -- */
     /* -- issue 15 (typed) writers below; keep this line -- */
+    &etl_writer_csv_split,
+    &etl_writer_jsonl_split,
+    &etl_writer_ecs,
     /* -- issue 16 (evtx) writers below; keep this line -- */
     /* -- issue 17 (net) writers below; keep this line -- */
     &etl_writer_pcapng,

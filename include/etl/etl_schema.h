@@ -276,6 +276,11 @@ typedef struct etl_wpp_event {
     uint16_t message_number;
     etl_guid message_guid;
 } etl_wpp_event;
+/* A value's own bytes inside the payload (for counted strings/binaries the bytes after the count prefix). */
+typedef struct etl_field_bytes {
+    const uint8_t *data;       /* NULL for struct/array markers and values without payload bytes */
+    uint32_t size;
+} etl_field_bytes;
 
 typedef struct etl_decoded_event {
     const etl_event_record *record;
@@ -306,6 +311,9 @@ typedef struct etl_decoded_event {
     size_t undecoded_length;
     const char *error;              /* ERROR: one-line reason */
     const etl_wpp_event *wpp;       /* WPP message decoded with a TMF (message = its text); NULL otherwise */
+    const etl_field_bytes *field_bytes; /* parallel to `fields` (NULL when the producer has none): the bytes
+                                     * each value was rendered from, so typed writers can keep the number
+                                     * behind a mapped name (src/decode/value_kind.h) */
 } etl_decoded_event;
 
 typedef struct etl_decoder etl_decoder;

@@ -49,9 +49,15 @@ typedef struct etl_writer_options {
     /* -- issue 12 (tracerpt) members below; keep this line -- */
     const etl_trace *trace;  /* optional: its TimerResolution turns KernelTime/UserTime ticks into ms */
     /* -- issue 13 (diff) members below; keep this line -- */
+    unsigned stable;              /* ETL_STABLE_* (etl_diff.h): events come through etl_stable_apply; leave out
+                                   * CPU, kernel/user times, elapsed time and file paths; times are relative */
+    const char *stable_options;   /* the options that made the stable output, for the baseline's header line */
     /* -- issue 14 (perf) members below; keep this line -- */
     int flush_every_event;   /* hand each event's text to the sink at once (else in blocks of ~256 KiB and at end) */
     /* -- issue 15 (typed) members below; keep this line -- */
+    int json_bigint_string;  /* --json-bigint string: 64-bit integers (and timestamp, keywords) as strings */
+    const char *split_dir;   /* --split DIR: the split writers' output folder */
+    unsigned split_max_open; /* --split-max-open N: files kept open at once (0: the default, 64) */
     /* -- issue 16 (evtx) members below; keep this line -- */
     /* -- issue 17 (net) members below; keep this line -- */
     int pcapng_events;       /* pcapng: non-packet events as systemd journal export blocks between packets */

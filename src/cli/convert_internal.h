@@ -6,6 +6,7 @@
 #include "filter.h"
 #include "progress.h"
 #include "run_extras.h"
+#include "stable_run.h"
 
 #define MAX_PRINTED_DIAGNOSTICS 20
 #define PROGRESS_EVERY_EVENTS 4096
@@ -28,6 +29,7 @@ typedef struct run {
     uint64_t export_skipped;  /* events whose classic layout -export cannot describe */
     uint64_t diagnostics_printed, diagnostics_suppressed;
     int failed;  /* a writer or the decoder failed: stop */
+    etlconv_stable_run stable;  /* --stable: the view the writers get */
 } run;
 
 /* The per-record step of a conversion: decode, filter, write (etl_process callback, ctx = run). */

@@ -29,6 +29,7 @@ int etlconv_parallel_eligible(const etlconv_options *opt, const etlconv_job *job
 {
     if (etlconv_threads(opt) < 2 || !job->write_main || job->summary_output || job->export_to ||
         job->report_output || job->interpreted_output || opt->filters.provider_count > 0 ||
+        (opt->writer.stable & ETL_STABLE_ON) || /* --stable numbers events in trace order */
         !format_is_per_event(opt->format))
         return 0;
     for (size_t i = 0; i < job->input_count; i++) { /* each worker reads the inputs: files only, no pipes */
@@ -85,6 +86,7 @@ static void *worker_start(void *ctx, unsigned index, etl_trace *trace)
         w->own.filters = sh->quiet.filters;
         w->own.filtering = sh->primary->filtering;
         w->own.trace = trace;
+        if (etlconv_stable_begin(&w->own.stable, &sh->quiet) != 0) return NULL;
         w->registry = etl_schema_registry_new();
         if (!w->registry || etlconv_load_schemas(&sh->quiet, w->registry) == ETLCONV_EXIT_FAILURE) return NULL;
         w->own.decoder = etl_decoder_new(w->registry, trace);
@@ -92,11 +94,11 @@ static void *worker_start(void *ctx, unsigned index, etl_trace *trace)
         etl_decoder_set_flags(w->own.decoder, sh->quiet.no_trace_schemas ? ETL_DECODER_NO_TRACE_SCHEMAS : 0);
         if (!sh->quiet.one_pass && etlconv_learn_processes(&w->own, sh->job) != 0) return NULL;
     }
-    etl_writer_options options = w->r->opt->writer;
+    etl_writer_options options = sh->primary->stable.writer;  /* what the run's own writer got */
     options.trace = trace;
     options.flush_every_event = 1;
     etl_sink sink = {batch_sink_write, w};
-    w->batch_writer = etl_writer_new(sh->primary->opt->format, &sink, &options);
+    w->batch_writer = etl_writer_new(etl_writer_format_find(sh->primary->stable.format), &sink, &options);
     if (!w->batch_writer) return NULL;
     w->saved_writer = w->r->main_writer;
     w->r->main_writer = w->batch_writer;
@@ -168,6 +170,7 @@ done:
         etl_writer_free(w->batch_writer);
         etl_decoder_free(w->own.decoder);
         etl_schema_registry_free(w->registry);
+        if (i > 0) etlconv_stable_end(&w->own.stable);
         if (i > 0 && traces && traces[i]) etl_close(traces[i]);
     }
     free(sh.workers);

@@ -9,12 +9,16 @@
 #include <unistd.h>
 
 #include "cli/convert.h"
+#include "cli/diff_cmd.h"
+#include "cli/options_diff.h"
 #include "cli/each.h"
 #include "cli/export.h"
 #include "cli/info.h"
 #include "cli/options.h"
 #include "cli/options_tracerpt.h"
 #include "cli/output.h"
+#include "cli/output_check.h"
+#include "cli/schemas_command.h"
 #include "cli/spool.h"
 #include "cli/threads.h"
 
@@ -46,11 +50,23 @@ static int run_merged(const etlconv_options *opt, etl_schema_registry *registry,
     return etlconv_convert(opt, registry, &job);
 }
 
+/* Output files are named only when the run did not fail (output.h): all of them or none. */
+static int finish_outputs(int status)
+{
+    if (status == ETLCONV_EXIT_FAILURE) etlconv_outputs_discard();
+    else if (etlconv_outputs_publish() != 0) status = ETLCONV_EXIT_FAILURE;
+    return status;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "diff") == 0) return finish_outputs(etlconv_diff_main(argc - 1, argv + 1));
+    if (argc > 1 && strcmp(argv[1], "schemas") == 0)
+        return finish_outputs(etlconv_schemas_command(argc - 1, argv + 1));
     etlconv_options opt;
     if (etlconv_tracerpt_prepare(&argc, &argv) != 0) return ETLCONV_EXIT_FAILURE;  /* -config, tracerpt mode */
     if (etlconv_parse_options(argc, argv, &opt) != 0 || etlconv_tracerpt_finish(&opt) != 0) {
+        etlconv_diff_options_free(&opt);
         etlconv_free_options(&opt);
         etlconv_tracerpt_release();
         return ETLCONV_EXIT_FAILURE;
@@ -77,7 +93,7 @@ int main(int argc, char **argv)
         signal(SIGHUP, on_signal);
         signal(SIGPIPE, on_signal);  /* "| head" ends the run: remove a -summary FILE still being written */
         etlconv_output_set_compression(opt.compress_level, (int)etlconv_threads(&opt));
-        if (etlconv_spool_inputs(&opt) != 0) {
+        if (etlconv_check_outputs(&opt) != 0 || etlconv_spool_inputs(&opt) != 0) {
             status = ETLCONV_EXIT_FAILURE;
             break;
         }
@@ -103,6 +119,7 @@ int main(int argc, char **argv)
         if (opt.export_file && status != ETLCONV_EXIT_FAILURE &&
             etlconv_export_schemas(exported, opt.export_file, opt.overwrite) != 0)
             status = ETLCONV_EXIT_FAILURE;
+        status = finish_outputs(status);
         etl_schema_registry_free(registry);
         etl_schema_registry_free(exported);
         break;
@@ -110,6 +127,7 @@ int main(int argc, char **argv)
     }
     etlconv_tracerpt_done(&opt, status);
     etlconv_spool_release();
+    etlconv_diff_options_free(&opt);
     etlconv_free_options(&opt);
     etlconv_tracerpt_release();
     return status;

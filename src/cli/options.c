@@ -1,8 +1,10 @@
 /* Command-line parsing. tracerpt spells its options with one dash (-of, -summary, -rts); GNU long
  * options use two and may carry "=VALUE". Both spellings fill the same etlconv_options. */
 #include "options.h"
+#include "options_diff.h"
 #include "options_tracerpt.h"
 #include "options_wpp.h"
+#include "options_typed.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -191,7 +193,7 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
     o->format = etl_writer_format_find("xml");
     o->writer.table_columns = ETL_TABLE_DEFAULT;
     o->filters.level = -1;
-    int only_files = 0, format_given = 0;
+    int only_files = 0, format_given = 0, typed_status = 0;
     char ***collect = &o->inputs;  /* where bare words go: inputs, or -import/-l lists */
     size_t *collect_count = &o->input_count;
 
@@ -337,6 +339,8 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
         } else if (etlconv_tracerpt_option_name(a)) {
             if (etlconv_tracerpt_option(argc, argv, &i, o) != 0) return ETLCONV_EXIT_FAILURE;
             /* -- issue 13 (diff) options below; keep this line -- */
+        } else if (etlconv_diff_option(argc, argv, &i, o)) {
+            if (o->diff.failed) return ETLCONV_EXIT_FAILURE;
             /* -- issue 14 (perf) options below; keep this line -- */
         } else if ((v = match(a, "-j|--threads")) || (a[1] == 'j' && a[2] >= '0' && a[2] <= '9' && (v = a + 2))) {
             VALUE(a);  /* -j N, -jN, --threads N, --threads=N */
@@ -349,6 +353,8 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
             if (parse_u64(v, &n) != 0 || n < 1 || n > 19) return fail("bad --compress-level '%s' (gzip 1..9, zstd 1..19)", v);
             o->compress_level = (int)n;
             /* -- issue 15 (typed) options below; keep this line -- */
+        } else if (etlconv_parse_typed_option(argc, argv, &i, o, &typed_status)) {
+            if (typed_status) return typed_status;
             /* -- issue 16 (evtx) options below; keep this line -- */
             /* -- issue 17 (net) options below; keep this line -- */
         } else if ((v = match(a, "--pcapng-events"))) {
@@ -364,6 +370,7 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
     }
     if (o->mode != MODE_CONVERT) return 0;
     if (!format_given && o->output && !o->each) infer_format(o);
+    if (etlconv_finish_typed_options(o) != 0) return ETLCONV_EXIT_FAILURE;
     if (o->input_count == 0) return fail("%s", "no input file");
     if (o->each && !o->output) return fail("%s", "--each needs -o DIR");
     if (o->each && o->summary_file) return fail("%s", "--each writes one summary per input; give -summary no file");
@@ -427,7 +434,38 @@ void etlconv_print_help(FILE *out)
           "  --pid N[,N...], --tid N[,N...]\n"
           "  --from T, --to T        ISO-8601 time (UTC unless it has an offset) or seconds from trace start\n"
           /* -- issue 12 (tracerpt) help lines below; keep this line -- */
+          "tracerpt (also the mode when run as 'tracerpt': default file names, closing line):\n"
+          "  -report [FILE]          workload report (workload.xml/.html): providers, event types, and by\n"
+          "                          -rl 2..5 processes, disks, files, threads; -f XML|HTML\n"
+          "  -int FILE               the interpreted event structures (one block per event layout)\n"
+          "  -config FILE            read more options from FILE;  -df FILE  accepted (not applied)\n"
+          "  -rt NAME                refused: real-time sessions exist only on Windows\n"
+          "  --tracerpt              tracerpt mode without renaming the program\n"
+          "  --strict                events lost by the recording session exit 1 (default: a note, exit 0)\n"
+          "  -, FIFO, /dev/stdin     read once into a temporary file, then converted like a file\n"
+          "  --jobs N                with --each: N files at once (same outputs); --gzip or -of FMT.gz: .gz\n"
+          "                          outputs; same-named inputs mirror their folders under -o DIR\n"
           /* -- issue 13 (diff) help lines below; keep this line -- */
+          "Stable output and trace diffing (see 'Using etlconv in a test pipeline' in the README):\n"
+          "  --stable                output identical on every machine, time zone, locale and run: relative\n"
+          "                          times (+S.fffffff), ordinals for process/thread/activity ids (P1 T3 A2),\n"
+          "                          no CPU, kernel/user times, buffer facts; pointers masked; with -o X.txt a\n"
+          "                          golden baseline (one 'EventName Field=Value ...' line per event)\n"
+          "  --mask LIST             also mask: time, a field NAME anywhere, or PROVIDER:EVENT:FIELD\n"
+          "etlconv diff OLD NEW [OPTIONS]   (OLD, NEW: .etl files or baselines; several files per side:\n"
+          "                          etlconv diff a.etl b.etl --new c.etl d.etl). Exit 0 same, 1 different, 2 trouble\n"
+          "  --by KEY                align per stream: thread (provider+process+thread, default), process,\n"
+          "                          provider or none\n"
+          "  --compare-time SECONDS  compare relative times too, within this tolerance\n"
+          "  --counts-only           only the event counts per provider/event type\n"
+          "  --all-counts            list unchanged counts too\n"
+          "  --count-tolerance PCT   count changes within PCT percent are no difference (sampled events)\n"
+          "  --context N             events of context around each change (default 3)\n"
+          "  --ignore-field NAME     leave this field out of the comparison (repeatable)\n"
+          "  --ignore-event [PROVIDER:]EVENT   leave these events out (repeatable)\n"
+          "  --json                  the report as one JSON document\n"
+          "  --junit FILE            also a JUnit XML report: one test case per provider/event type\n"
+          "  --color[=WHEN]          colour the text report: auto (a terminal), always or never\n"
           /* -- issue 14 (perf) help lines below; keep this line -- */
           "Speed:\n"
           "  -j, --threads N         threads for one conversion (default: the number of cores); the output is\n"
@@ -435,6 +473,17 @@ void etlconv_print_help(FILE *out)
           "  -o FILE.zst             zstd-compressed output (FILE.gz: gzip); both on worker threads with -j\n"
           "  --compress-level N      gzip 1..9 or zstd 1..19 (default 1: as fast as the conversion)\n"
           /* -- issue 15 (typed) help lines below; keep this line -- */
+          "Typed output (JSON and tables):\n"
+          "  --json-bigint number|string\n"
+          "                          64-bit integers in JSON as numbers (default; jq 1.6 rounds them above\n"
+          "                          2^53) or as decimal strings (exact in every reader)\n"
+          "  --split DIR             with -of csv or -of json: one file per event type in DIR (CSV: a\n"
+          "                          header row of common columns + the event's fields, and DIR/schema.sql)\n"
+          "  --split-max-open N      files --split keeps open at once (default 64; the others are closed\n"
+          "                          and reopened to append)\n"
+          "  --style ecs             with -of json: Elastic Common Schema (winlog.*) as Filebeat's ETW input\n"
+          "etlconv schemas [TRACE...] [-import FILE|DIR...] [-of text|json|manifest] [-o FILE] [--info]\n"
+          "                          list providers, events and fields of traces and schema files\n"
           /* -- issue 16 (evtx) help lines below; keep this line -- */
           /* -- issue 17 (net) help lines below; keep this line -- */
           "Network captures:\n"
@@ -460,8 +509,8 @@ void etlconv_print_help(FILE *out)
           "  -h, --help              this help\n"
           "  --version               version\n"
           "\n"
-          "Exit status: 0 success; 1 output written with warnings (events lost, records skipped or\n"
-          "payloads that did not fit their schema); 2 failure (bad usage, unreadable input, output not\n"
-          "written).\n",
+          "Exit status: 0 success (events the session lost are only noted, unless --strict); 1 output\n"
+          "written with warnings (records skipped or payloads that did not fit their schema); 2 failure\n"
+          "(bad usage, unreadable input, output not written).\n",
           out);
 }

@@ -346,6 +346,7 @@ int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_deco
         etl_render_context ctx = {rec->pointer_size, d->trace, rec->file_index, etl_trace_raw_to_filetime};
         wpp = wpp_decode(d->wpp, etl_schema_registry_wpp_const(d->registry), rec, &ctx, ev);
         if (wpp < 0) return wpp;
+        if (wpp) ev->info = info = NULL; /* the TMF statement is the description (ev->wpp) */
         if (wpp && ev->status == ETL_DECODE_ERROR) set_error(d, ev, ev->error);
     }
 
@@ -359,6 +360,7 @@ int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_deco
         ev->source = info->source;
         ev->fields = d->walk.fields;
         ev->field_count = d->walk.field_count;
+        ev->field_bytes = d->walk.bytes;
         if (d->walk.consumed < size) {
             /* OK: trailing bytes of a newer event version (kept for writers that show them);
              * ERROR: the bytes from the value that did not fit */

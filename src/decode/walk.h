@@ -32,6 +32,7 @@ typedef struct etl_walk {
     /* reusable storage */
     etl_textbuf text;
     size_t *value_offsets;  /* per field: offset of its text in `text`, resolved at the end */
+    etl_field_bytes *bytes; /* per field: the value's own bytes in the payload (typed writers) */
     size_t field_capacity;
     uint64_t *values;       /* per property index: last integer value (for PARAM_LENGTH/PARAM_COUNT) */
     uint32_t *value_epoch;  /* values[i] is valid when value_epoch[i] == epoch */

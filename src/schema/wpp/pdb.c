@@ -51,7 +51,7 @@ typedef struct pdb_file {
 
 static int fail(pdb_file *f, uint64_t offset, const char *why)
 {
-    return etl_schema_fail(f->err, ETL_ERR_FORMAT, f->origin, offset, why);
+    return etl_schema_fail(f->err, ETL_ERR_FORMAT, f->origin, offset, "%s", why);
 }
 
 static int read_at(pdb_file *f, uint64_t offset, void *buf, size_t n)
@@ -240,6 +240,11 @@ static int scan_module(pdb_file *f, wpp_store *store, const uint8_t *sym, size_t
 
 static int load_pdb(pdb_file *f, wpp_store *store, etl_tmf_load_stats *stats)
 {
+    etl_tmf_load_stats scratch;
+    if (!stats) {
+        memset(&scratch, 0, sizeof scratch);
+        stats = &scratch;
+    }
     int rc = open_msf(f);
     if (rc != ETL_OK) return rc;
     uint8_t *dbi;

@@ -85,6 +85,11 @@ void wpp_store_free(wpp_store *s)
 
 size_t wpp_store_statement_count(const wpp_store *s) { return s ? s->statement_count : 0; }
 
+const wpp_statement *wpp_store_statement_at(const wpp_store *s, size_t index)
+{
+    return s && index < s->statement_count ? &s->statements[index] : NULL;
+}
+
 static uint64_t key_hash(const etl_guid *g, uint16_t number)
 {
     uint64_t h = (uint64_t)g->data1 << 32 ^ (uint64_t)g->data2 << 16 ^ g->data3 ^ (uint64_t)number << 48;
@@ -227,6 +232,15 @@ static int parse_number(const char *s, const char *end, uint64_t max, uint64_t *
     return 0;
 }
 
+/* memmem within [s, end) (TMF text is not NUL-terminated) */
+static const char *find(const char *s, const char *end, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; s && s + n <= end; s++)
+        if (memcmp(s, needle, n) == 0) return s;
+    return NULL;
+}
+
 /* "<GUID> <component> // SRC=<file> ..." */
 static int parse_header(parser *p, const char *s, const char *end)
 {
@@ -239,10 +253,10 @@ static int parse_header(parser *p, const char *s, const char *end)
     const char *name_end = name;
     while (name_end < end && *name_end != ' ' && *name_end != '\t') name_end++;
     const char *src = NULL, *src_end = NULL;
-    const char *comment = strstr(name_end, "//");
-    if (comment && comment < end) {
-        const char *k = strstr(comment, "SRC=");
-        if (k && k < end) {
+    const char *comment = find(name_end, end, "//");
+    if (comment) {
+        const char *k = find(comment, end, "SRC=");
+        if (k) {
             src = k + 4;
             src_end = src;
             while (src_end < end && *src_end != ' ' && *src_end != '\t') src_end++;
@@ -473,7 +487,7 @@ int wpp_store_parse(wpp_store *store, const char *text, size_t length, const cha
                     state = WANT_OPEN;
                     want_enum = 0;
                 }
-            } else if ((size_t)(e - s) >= 6 && memcmp(s, "#enumv", 6) == 0 && isspace((unsigned char)s[6])) {
+            } else if ((size_t)(e - s) > 6 && memcmp(s, "#enumv", 6) == 0 && isspace((unsigned char)s[6])) {
                 block_line = p.line;
                 const char *name = skip_space(s + 6, e);
                 memset(&en, 0, sizeof en);

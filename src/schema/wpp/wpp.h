@@ -95,6 +95,8 @@ const wpp_statement *wpp_store_find(const wpp_store *store, const etl_guid *guid
 const wpp_component *wpp_store_component(const wpp_store *store, uint32_t index);
 const wpp_enum *wpp_store_enum(const wpp_store *store, const char *name);
 size_t wpp_store_statement_count(const wpp_store *store);
+/* Statements in load order (index < wpp_store_statement_count). */
+const wpp_statement *wpp_store_statement_at(const wpp_store *store, size_t index);
 
 /* The registry owns the WPP store (created on first use by a loader). */
 wpp_store *etl_schema_registry_wpp(etl_schema_registry *registry, int create);
@@ -138,8 +140,10 @@ void wpp_put_text(etl_textbuf *out, const char *text, const wpp_spec *spec);
 void wpp_put_integer(etl_textbuf *out, uint64_t value, unsigned bits, int is_signed, const wpp_spec *spec);
 
 /* Expands a tracefmt prefix (TRACE_FORMAT_PREFIX syntax: %1..%9 standard items with !spec!, %!FUNC!,
- * %!LEVEL!, %!FLAGS!, %!COMPNAME!, %!FILE!, %!LINE!) for one decoded event. `time_text` is %4. */
-void wpp_expand_prefix(etl_textbuf *out, const char *prefix, const etl_decoded_event *ev, const char *time_text);
+ * %!LEVEL!, %!FLAGS!, %!COMPNAME!, %!FILE!, %!LINE!) for one decoded event. `time_text` is %4; `scratch` is
+ * working space reused between calls. */
+void wpp_expand_prefix(etl_textbuf *out, const char *prefix, const etl_decoded_event *ev, const char *time_text,
+                       etl_textbuf *scratch);
 
 /* tracefmt's default prefix: "[CPU]PID.TID::time [component]". */
 #define WPP_DEFAULT_PREFIX "[%9!d!]%8!04X!.%3!04X!::%4!s! [%1!s!]"
