@@ -98,12 +98,15 @@ check: deps
 test: check
 
 .PHONY: build-tests
-build-tests: $(ETLCONV) $(LIBETL) $(TEST_BIN) $(BUILD)/bench/gen_trace
+build-tests: $(ETLCONV) $(LIBETL) $(TEST_BIN) $(BUILD)/bench/gen_trace $(BUILD)/bench/bench_run
 
 # Benchmark input generator (tests/bench/gen_trace.c; issue 14): large traces from real ones.
 $(BUILD)/bench/gen_trace: tests/bench/gen_trace.c $(LIBETL)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBETL) $(DEPLIBS) -lm
+$(BUILD)/bench/bench_run: tests/bench/bench_run.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $<
 
 sanitize:
 	@$(MAKE) --no-print-directory check BUILD=build-san OPTFLAGS="-O1 -g -fno-omit-frame-pointer" \

@@ -96,7 +96,8 @@ static int csv_begin(void *state)
 {
     fmt_line_writer *st = state;
     for (size_t i = 0; i < sizeof header_columns / sizeof header_columns[0]; i++) cell(st, header_columns[i]);
-    return end_line(st);
+    end_line(st);
+    return fmt_buf_flush(&st->line, &st->sink);  /* begin hands over all it wrote (-j writes batches after it) */
 }
 
 static const char *event_name_cell(const etl_decoded_event *ev, char *guid_buf)

@@ -9,8 +9,10 @@
 #  3. With valgrind: callgrind instructions per event on the source traces (the figure to track; it does
 #     not depend on the machine's load). CALLGRIND=all: every writer on every mix; CALLGRIND=no: none.
 #  4. Every tests/bench_*.sh other features add; their output goes in a section of its own.
-# Environment: BENCH_MB, ROUNDS, MIXES (names below), WRITERS (default: all registered + info), JOBS
-# (extra -j values to time for xml, when etlconv has -j), CALLGRIND.
+# Environment: BENCH_MB, ROUNDS, MIXES (names below), WRITERS (default: all registered + info), BENCH_J (-j for
+# the writer rows; default: etlconv's own default, all cores), JOBS (the -j values of the extra xml rows,
+# default "1 2"), CALLGRIND. CPU s is user + system time of all threads (getrusage): on a loaded machine the
+# steadier figure; events/s and MB/s are wall-clock.
 set -eu
 BUILD=${BUILD:-build}
 ETLCONV=${ETLCONV:-$BUILD/etlconv}
@@ -74,19 +76,26 @@ run_one() {
         if [ "$w" = info ]; then
             "$BUILD/bench/bench_run" "$ETLCONV" --info "$f" >> "$tmp/runs"
         else
-            "$BUILD/bench/bench_run" "$ETLCONV" -q -y -of "$w" "$@" -o /dev/stdout "$f" >> "$tmp/runs"
+            "$BUILD/bench/bench_run" "$ETLCONV" -q -y -of "$w" ${BENCH_J:+-j "$BENCH_J"} "$@" -o /dev/stdout "$f" >> "$tmp/runs"
         fi
         i=$((i + 1))
     done
     median_line < "$tmp/runs"
 }
 
+# row MIX WRITER EVENTS MB SECONDS RSS_KIB OUT_BYTES STATUS CPU: one table row
+row() {
+    awk -v m="$1" -v w="$2" -v ev="$3" -v mb="$4" -v s="$5" -v rss="$6" -v ob="$7" -v cpu="$9" 'BEGIN {
+        printf "| %s | %s | %d | %.1f | %.2f | %.0f | %.0f | %.0f | %.1f | %.2f | %.0f |", m, w, ev, mb, s, ev / s, mb / s,
+               ob / 1e6 / s, rss / 1024, cpu, ev / (cpu > 0 ? cpu : 1e-9) }'
+}
+
 for size in $BENCH_MB; do
     say ""
     say "### Generated traces of about $size MB: median of $ROUNDS runs"
     say ""
-    say "| mix | writer | events | input MB | s | events/s | input MB/s | output MB/s | peak RSS MiB |"
-    say "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+    say "| mix | writer | events | input MB | s | events/s | input MB/s | output MB/s | peak RSS MiB | CPU s | events/CPU s |"
+    say "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     for mix in $MIXES; do
         src=$(source_of "$mix")
         f="$data/$mix.${size}MB.etl"
@@ -95,15 +104,13 @@ for size in $BENCH_MB; do
         ev=$(events_of "$f")
         for w in $WRITERS; do
             set -- $(run_one "$w" "$f")
-            if [ "$4" -gt 1 ]; then say "| $mix | $w | FAILED (exit $4) | | | | | | |"; continue; fi
-            say "$(awk -v m="$mix" -v w="$w" -v ev="$ev" -v mb="$mb" -v s="$1" -v rss="$2" -v ob="$3" 'BEGIN {
-                printf "| %s | %s | %d | %.1f | %.2f | %.0f | %.0f | %.0f | %.1f |", m, w, ev, mb, s, ev / s, mb / s, ob / 1e6 / s, rss / 1024 }')"
+            if [ "$4" -gt 1 ]; then say "| $mix | $w | FAILED (exit $4) | | | | | | | | |"; continue; fi
+            say "$(row "$mix" "$w" "$ev" "$mb" "$@")"
         done
         if "$ETLCONV" --help 2>&1 | grep -q -- ' -j'; then
             for j in ${JOBS:-1 2}; do
                 set -- $(run_one xml "$f" -j "$j")
-                say "$(awk -v m="$mix" -v j="$j" -v ev="$ev" -v mb="$mb" -v s="$1" -v rss="$2" -v ob="$3" 'BEGIN {
-                    printf "| %s | xml -j %s | %d | %.1f | %.2f | %.0f | %.0f | %.0f | %.1f |", m, j, ev, mb, s, ev / s, mb / s, ob / 1e6 / s, rss / 1024 }')"
+                say "$(row "$mix" "xml -j $j" "$ev" "$mb" "$@")"
             done
         fi
     done
@@ -122,7 +129,7 @@ if [ "$have_valgrind" = yes ]; then
         if [ "$CALLGRIND" = all ]; then ws=$WRITERS; elif [ "$mix" = net.4.5.2.x86 ]; then ws="xml csv table jsonl info"; else ws=xml; fi
         for w in $ws; do
             if [ "$w" = info ]; then n=$(ir "$ETLCONV" --info "$tmp/src.etl")
-            else n=$(ir "$ETLCONV" -q -of "$w" "$tmp/src.etl"); fi
+            else n=$(ir "$ETLCONV" -q -j 1 -of "$w" "$tmp/src.etl"); fi
             say "$(awk -v m="$mix" -v w="$w" -v ev="$ev" -v n="$n" 'BEGIN { printf "| %s | %s | %d | %.0f | %.0f |", m, w, ev, n, n / ev }')"
         done
     done

@@ -343,6 +343,10 @@ int etl_decode_event(etl_decoder *decoder, const etl_event_record *record, const
  * Process/Thread and Microsoft-Windows-Kernel-Process events and feeds no other source; invalidates the last
  * decoded event. Returns ETL_OK or ETL_ERR_NOMEM. */
 int etl_decoder_learn(etl_decoder *decoder, const etl_event_record *record);
+/* What etl_decode_event does to the decoder's state for a record, without decoding it for output: the schemas the
+ * trace carries (EventSource manifests, embedded TDH) and the process table. After it, later records decode as
+ * if this one had gone through etl_decode_event (the parallel pipeline, src/pipeline/parallel.h). */
+int etl_decoder_observe(etl_decoder *decoder, const etl_event_record *record);
 
 typedef struct etl_decode_stats {
     uint64_t decoded;

@@ -7,35 +7,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "convert_internal.h"
 #include "export.h"
-#include "filter.h"
 #include "output.h"
-#include "progress.h"
-#include "run_extras.h"
 #include "stable_run.h"
 
-#define MAX_PRINTED_DIAGNOSTICS 20
-#define PROGRESS_EVERY_EVENTS 4096
 
-typedef struct run {
-    const etlconv_options *opt;
-    etl_trace *trace;
-    etl_decoder *decoder;
-    etl_writer *main_writer;
-    etl_writer *summary_writer;
-    etl_schema_registry *export_to;
-    etlconv_filters filters;
-    int filtering;
-    int filters_bound;
-    etlconv_progress progress;
-    etlconv_extras extras;  /* -report, -int, the --provider check */
-    uint64_t seen;
-    uint64_t written;
-    uint64_t export_skipped;  /* events whose classic layout -export cannot describe */
-    uint64_t diagnostics_printed, diagnostics_suppressed;
-    int failed;  /* a writer or the decoder failed: stop */
-    etlconv_stable_run stable;  /* --stable: the view the writers get */
-} run;
 
 static void on_diagnostic(const etl_diagnostic *d, void *ctx)
 {
@@ -74,7 +51,7 @@ static void bind_filters(run *r, int64_t first_event_time)
     r->filters_bound = 1;
 }
 
-static int on_event(const etl_event_record *record, void *ctx)
+int etlconv_on_event(const etl_event_record *record, void *ctx)
 {
     run *r = ctx;
     const etl_decoded_event *ev;
@@ -130,7 +107,7 @@ static int on_learn_record(const etl_event_record *record, void *ctx)
 /* First pass: WPR and xperf log the process rundown at the end of the trace, so without it the events
  * before the rundown have no process name. Opened a second time without diagnostics: the decoding pass
  * reports the same problems once. */
-static int learn_processes(run *r, const etlconv_job *job)
+int etlconv_learn_processes(run *r, const etlconv_job *job)
 {
     for (size_t i = 0; i < job->input_count; i++) {
         struct stat st;  /* a pipe or FIFO cannot be read twice: no first pass then */
@@ -191,11 +168,13 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     etl_decoder_set_flags(r.decoder, opt->no_trace_schemas ? ETL_DECODER_NO_TRACE_SCHEMAS : 0);
     etl_decoder_set_diagnostic(r.decoder, on_diagnostic, &r);
     if (etlconv_extras_start(&r.extras, opt, job->report_output, job->interpreted_output) != 0) goto done;
-    if (!opt->one_pass && learn_processes(&r, job) != 0) goto done;
+    int parallel = etlconv_parallel_eligible(opt, job);  /* -j: each worker runs its own first pass */
+    if (!opt->one_pass && !parallel && etlconv_learn_processes(&r, job) != 0) goto done;
     if (job->write_main) {
         main_out = etlconv_output_open(job->output, opt->overwrite);
         if (!main_out || !(r.main_writer = start_writer(r.stable.format, &r.stable.writer, main_out, r.trace)))
             goto done;
+        r.out_sink = etlconv_output_sink(main_out);
     }
     if (job->summary_output) {
         summary_out = etlconv_output_open(job->summary_output, opt->overwrite);
@@ -204,7 +183,12 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     }
 
     etlconv_progress_start(&r.progress, opt->quiet, opt->progress, etl_trace_get_stats(r.trace)->bytes_total);
-    rc = etl_process(r.trace, on_event, &r);
+    etl_decode_stats helpers;  /* -j: the other workers' decoding counts */
+    memset(&helpers, 0, sizeof helpers);
+    if (parallel)
+        rc = etlconv_process_parallel(&r, registry, job, &helpers);
+    else
+        rc = etl_process(r.trace, etlconv_on_event, &r);
     etl_decoder_finish(r.decoder);
     etlconv_progress_finish(&r.progress);
     if (r.failed) goto done;
@@ -214,7 +198,9 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     }
 
     const etl_trace_stats *ts = etl_trace_get_stats(r.trace);
-    const etl_decode_stats *ds = etl_decoder_get_stats(r.decoder);
+    etl_decode_stats merged = *etl_decoder_get_stats(r.decoder);
+    etlconv_add_decode_stats(&merged, &helpers);
+    const etl_decode_stats *ds = &merged;
     etl_run_totals totals = {
         job->input_count, (const char *const *)job->inputs, ts->buffers, ts->events, ts->events_lost,
         ts->buffers_lost, ds->decode_errors + ts->errors, ds->no_schema, etlconv_now() - started,

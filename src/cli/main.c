@@ -20,6 +20,7 @@
 #include "cli/output_check.h"
 #include "cli/schemas_command.h"
 #include "cli/spool.h"
+#include "cli/threads.h"
 
 static void on_signal(int sig)
 {
@@ -92,6 +93,7 @@ int main(int argc, char **argv)
         signal(SIGHUP, on_signal);
         signal(SIGPIPE, on_signal);  /* "| head" ends the run: remove a -summary FILE still being written */
         etlconv_outputs_begin();  /* outputs are named at the end, all or none */
+        etlconv_output_set_compression(opt.compress_level, (int)etlconv_threads(&opt));
         if (etlconv_check_outputs(&opt) != 0 || etlconv_spool_inputs(&opt) != 0) {
             status = ETLCONV_EXIT_FAILURE;
             break;

@@ -167,7 +167,7 @@ static int looks_like_trace(const char *arg)
     return (n >= 4 && strcasecmp(arg + n - 4, ".etl") == 0) || (n >= 7 && strcasecmp(arg + n - 7, ".etl.gz") == 0);
 }
 
-/* Without -of, "-o trace.csv" (or .jsonl, .json, .txt, .xml, each optionally + ".gz") picks the format. */
+/* Without -of, "-o trace.csv" (or .jsonl, .json, .txt, .xml, each optionally + ".gz" or ".zst") picks the format. */
 static void infer_format(etlconv_options *o)
 {
     static const struct { const char *suffix; const char *format; } by_suffix[] = {
@@ -177,6 +177,7 @@ static void infer_format(etlconv_options *o)
     };
     size_t n = strlen(o->output);
     if (n > 3 && strcasecmp(o->output + n - 3, ".gz") == 0) n -= 3;
+    else if (n > 4 && strcasecmp(o->output + n - 4, ".zst") == 0) n -= 4;
     for (size_t i = 0; i < sizeof by_suffix / sizeof by_suffix[0]; i++) {
         size_t k = strlen(by_suffix[i].suffix);
         if (n > k && strncasecmp(o->output + n - k, by_suffix[i].suffix, k) == 0) {
@@ -341,6 +342,16 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
         } else if (etlconv_diff_option(argc, argv, &i, o)) {
             if (o->diff.failed) return ETLCONV_EXIT_FAILURE;
             /* -- issue 14 (perf) options below; keep this line -- */
+        } else if ((v = match(a, "-j|--threads")) || (a[1] == 'j' && a[2] >= '0' && a[2] <= '9' && (v = a + 2))) {
+            VALUE(a);  /* -j N, -jN, --threads N, --threads=N */
+            uint64_t n;
+            if (parse_u64(v, &n) != 0 || n < 1 || n > 256) return fail("bad -j '%s' (1..256 threads)", v);
+            o->threads = (unsigned)n;
+        } else if ((v = match(a, "--compress-level"))) {
+            VALUE(a);
+            uint64_t n;
+            if (parse_u64(v, &n) != 0 || n < 1 || n > 19) return fail("bad --compress-level '%s' (gzip 1..9, zstd 1..19)", v);
+            o->compress_level = (int)n;
             /* -- issue 15 (typed) options below; keep this line -- */
         } else if (etlconv_parse_typed_option(argc, argv, &i, o, &typed_status)) {
             if (typed_status) return typed_status;
@@ -457,6 +468,11 @@ void etlconv_print_help(FILE *out)
           "  --junit FILE            also a JUnit XML report: one test case per provider/event type\n"
           "  --color[=WHEN]          colour the text report: auto (a terminal), always or never\n"
           /* -- issue 14 (perf) help lines below; keep this line -- */
+          "Speed:\n"
+          "  -j, --threads N         threads for one conversion (default: the number of cores); the output is\n"
+          "                          the same as with -j 1; XML, CSV, table and JSON Lines only\n"
+          "  -o FILE.zst             zstd-compressed output (FILE.gz: gzip); both on worker threads with -j\n"
+          "  --compress-level N      gzip 1..9 or zstd 1..19 (default 1: as fast as the conversion)\n"
           /* -- issue 15 (typed) help lines below; keep this line -- */
           "Typed output (JSON and tables):\n"
           "  --json-bigint number|string\n"

@@ -89,6 +89,8 @@ typedef struct etlconv_options {
         int failed;                    /* a diff option was bad (message printed) */
     } diff;
     /* -- issue 14 (perf) members below; keep this line -- */
+    unsigned threads;              /* -j N: threads for one conversion (0 = the number of cores) */
+    int compress_level;            /* --compress-level N for .gz/.zst output (0 = fast default) */
     /* -- issue 15 (typed) members below; keep this line -- */
     const char *json_style;        /* --style ecs: "ecs", else NULL */
     /* -- issue 16 (evtx) members below; keep this line -- */

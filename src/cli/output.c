@@ -1,4 +1,4 @@
-/* Atomic, optionally gzip-compressed output files (see output.h). A file is written unnamed (O_TMPFILE: even
+/* Atomic, optionally gzip- or zstd-compressed output files (see output.h). A file is written unnamed (O_TMPFILE: even
  * SIGKILL leaves nothing behind) or, where the filesystem cannot, under a hidden temporary name; it gets its
  * name only when every output of the run is complete (output_publish.c). */
 #ifndef _GNU_SOURCE
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <zlib.h>
+#include "pipeline/compress.h"
 
 #define MAX_OPEN_OUTPUTS 8
 
@@ -59,21 +59,19 @@ static int file_write(void *ctx, const void *data, size_t length)
     return 0;
 }
 
-static int gz_write(void *ctx, const void *data, size_t length)
+static int z_write(void *ctx, const void *data, size_t length)
 {
     etlconv_output *o = ctx;
-    const char *p = data;
-    while (length > 0) {  /* gzwrite takes an unsigned length */
-        unsigned chunk = length > (1u << 30) ? (1u << 30) : (unsigned)length;
-        if (gzwrite(o->gz, p, chunk) != (int)chunk) {
-            int zerr;
-            const char *msg = gzerror(o->gz, &zerr);
-            return write_failed(o, zerr == Z_ERRNO ? errno : (msg && *msg ? 0 : EIO));
-        }
-        p += chunk;
-        length -= chunk;
-    }
+    if (etl_compressor_write(o->z, data, length) != 0) return write_failed(o, errno);
     return 0;
+}
+
+static int compress_level, compress_threads;
+
+void etlconv_output_set_compression(int level, int threads)
+{
+    compress_level = level;
+    compress_threads = threads;
 }
 
 static int has_suffix(const char *s, const char *suffix)
@@ -82,19 +80,20 @@ static int has_suffix(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* The stream over `fd`: gzip when the name ends in ".gz". */
+/* The stream over `fd`: gzip when the name ends in ".gz", zstd for ".zst". */
 static int attach_stream(etlconv_output *o, int fd, const char *path)
 {
-    if (has_suffix(path, ".gz")) {
-        o->gz = gzdopen(fd, "wb6");
-        if (o->gz) gzbuffer(o->gz, 1 << 17);
-        o->sink.write = gz_write;
+    int gz = has_suffix(path, ".gz"), zst = has_suffix(path, ".zst");
+    if (gz || zst) {
+        o->z = etl_compressor_new(zst ? ETL_COMPRESS_ZSTD : ETL_COMPRESS_GZIP, compress_level, compress_threads, fd);
+        o->zfd = fd;
+        o->sink.write = z_write;
     } else {
         o->file = fdopen(fd, "wb");
         o->sink.write = file_write;
     }
     o->sink.ctx = o;
-    return o->gz || o->file ? 0 : -1;
+    return o->z || o->file ? 0 : -1;
 }
 
 /* An unnamed file in the folder of `path` (O_TMPFILE), or -1 where the kernel or filesystem has none; named
@@ -205,7 +204,7 @@ const etl_sink *etlconv_output_sink(etlconv_output *o)
 
 FILE *etlconv_output_stream(etlconv_output *o)
 {
-    return o->gz ? NULL : o->file;
+    return o->z ? NULL : o->file;
 }
 
 void etlconv_output_release(etlconv_output *o)
@@ -222,7 +221,10 @@ void etlconv_output_release(etlconv_output *o)
 void etlconv_output_abort(etlconv_output *o)
 {
     if (!o) return;
-    if (o->gz) gzclose(o->gz);
+    if (o->z) {
+        etl_compressor_free(o->z);
+        close(o->zfd);
+    }
     if (o->file && o->file != stdout) fclose(o->file);
     if (o->temp_path) unlink(o->temp_path);
     etlconv_output_release(o);
@@ -234,10 +236,12 @@ int etlconv_output_commit(etlconv_output *o)
     int rc = o->write_failed ? -2 : 0;  /* -2: already reported */
     int err = 0;
     int to_file = o->temp_path || o->unnamed_fd >= 0;
-    if (o->gz) {
-        int z = gzclose(o->gz);
-        o->gz = NULL;
-        if (z != Z_OK && rc == 0) rc = -1, err = errno;
+    if (o->z) {
+        if (etl_compressor_finish(o->z) != 0 && rc == 0) rc = -1, err = errno;
+        etl_compressor_free(o->z);
+        o->z = NULL;
+        if (rc == 0 && to_file && fsync(o->zfd) != 0) rc = -1, err = errno;
+        if (close(o->zfd) != 0 && rc == 0) rc = -1, err = errno;
     } else if (o->file == stdout) {
         if (fflush(stdout) != 0 || ferror(stdout)) rc = -1, err = errno;
         o->file = NULL;

@@ -1,6 +1,7 @@
 /* Output files: written to an unnamed file (O_TMPFILE) or a hidden temporary file in the same directory and
  * named only when complete and the run succeeded, so a failed or interrupted run never leaves a half file;
- * refuses to replace an existing file unless asked to. A name ending in ".gz" is compressed with zlib. */
+ * refuses to replace an existing file unless asked to. A name ending in ".gz" is gzip-compressed, ".zst" zstd-compressed
+ * (src/pipeline/compress.h). */
 #ifndef ETLCONV_OUTPUT_H
 #define ETLCONV_OUTPUT_H
 
@@ -26,6 +27,9 @@ int etlconv_outputs_publish(void);
 void etlconv_outputs_discard(void);
 /* Drops the output (removes the temporary file). */
 void etlconv_output_abort(etlconv_output *out);
+
+/* Compression level (0 = the fast default) and threads for the .gz/.zst outputs opened after this call. */
+void etlconv_output_set_compression(int level, int threads);
 
 /* Removes every temporary file still open (for signal handlers: async-signal-safe). */
 void etlconv_output_cleanup_on_signal(void);

@@ -4,16 +4,16 @@
 
 #include <stdio.h>
 
-#include <zlib.h>
-
 #include "output.h"
+#include "pipeline/compress.h"
 
 struct etlconv_output {
     char *path;        /* final name; NULL for stdout */
     char *temp_path;   /* hidden temporary name, when no unnamed file could be made */
     int unnamed_fd;    /* the O_TMPFILE file, kept open until it is named; -1 otherwise */
     FILE *file;        /* plain output (stdout or the temporary file) */
-    gzFile gz;         /* compressed output */
+    etl_compressor *z; /* compressed output (.gz, .zst) over zfd */
+    int zfd;
     int overwrite;
     int write_failed;
     etl_sink sink;

@@ -176,6 +176,15 @@ int etl_decoder_learn(etl_decoder *d, const etl_event_record *rec)
     return etl_process_table_observe(d->processes, &ev);
 }
 
+int etl_decoder_observe(etl_decoder *d, const etl_event_record *rec)
+{
+    if (!(d->flags & ETL_DECODER_NO_TRACE_SCHEMAS)) {
+        etl_eventsource_observe(d->eventsource, rec);
+        etl_embedded_observe(d->embedded, rec);
+    }
+    return etl_decoder_learn(d, rec);  /* process table: thread ids of every header, process events */
+}
+
 static int is_classic_kind(etl_header_kind kind) { return kind <= ETL_KIND_INSTANCE64; }
 
 static int is_event_header_kind(etl_header_kind kind) { return kind == ETL_KIND_EVENT32 || kind == ETL_KIND_EVENT64; }

@@ -1,5 +1,6 @@
 /* Runs one command for `make bench` and measures it: wall time, the child's peak RSS (getrusage via wait4) and
- * the bytes it wrote to stdout (read from a pipe and dropped). Prints "SECONDS MAXRSS_KIB OUT_BYTES STATUS".
+ * the bytes it wrote to stdout (read from a pipe and dropped) and the CPU time it used (user + system, all its
+ * threads; on a loaded machine the steadier figure). Prints "SECONDS MAXRSS_KIB OUT_BYTES STATUS CPU_SECONDS".
  * Usage: bench_run CMD [ARG...] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,8 @@ int main(int argc, char **argv)
     if (wait4(pid, &status, 0, &ru) < 0) return 2;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    printf("%.4f %ld %llu %d\n", s, ru.ru_maxrss, bytes, WIFEXITED(status) ? WEXITSTATUS(status) : 128);
+    double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+                 ru.ru_stime.tv_usec / 1e6;
+    printf("%.4f %ld %llu %d %.4f\n", s, ru.ru_maxrss, bytes, WIFEXITED(status) ? WEXITSTATUS(status) : 128, cpu);
     return 0;
 }
