@@ -15,6 +15,7 @@ extern const etl_writer_format etl_writer_summary;
 /* -- issue 14 (perf) writers below; keep this line -- */
 /* -- issue 15 (typed) writers below; keep this line -- */
 /* -- issue 16 (evtx) writers below; keep this line -- */
+extern const etl_writer_format etl_writer_evtx;
 /* -- issue 17 (net) writers below; keep this line -- */
 /* -- issue 18 (wpp) writers below; keep this line -- */
 
@@ -29,6 +30,7 @@ static const etl_writer_format *const formats[] = {
     /* -- issue 14 (perf) writers below; keep this line -- */
     /* -- issue 15 (typed) writers below; keep this line -- */
     /* -- issue 16 (evtx) writers below; keep this line -- */
+    &etl_writer_evtx,
     /* -- issue 17 (net) writers below; keep this line -- */
     /* -- issue 18 (wpp) writers below; keep this line -- */
 };

@@ -51,6 +51,10 @@ typedef struct etl_writer_options {
     /* -- issue 14 (perf) members below; keep this line -- */
     /* -- issue 15 (typed) members below; keep this line -- */
     /* -- issue 16 (evtx) members below; keep this line -- */
+    /* Optional positional write into the sink's destination (called with the sink's ctx; `offset` counts
+     * from the first byte the sink received). Writers that fill in a header last (EVTX) use it; when NULL
+     * (pipes, compressed output) they spool to a temporary file and write everything at the end. */
+    int (*sink_write_at)(void *ctx, uint64_t offset, const void *data, size_t length);
     /* -- issue 17 (net) members below; keep this line -- */
     /* -- issue 18 (wpp) members below; keep this line -- */
 } etl_writer_options;

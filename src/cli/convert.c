@@ -120,7 +120,9 @@ static int learn_processes(run *r, const etlconv_job *job)
 
 static etl_writer *start_writer(const char *name, const etlconv_options *opt, etlconv_output *out)
 {
-    etl_writer *w = etl_writer_new(etl_writer_format_find(name), etlconv_output_sink(out), &opt->writer);
+    etl_writer_options options = opt->writer;
+    options.sink_write_at = etlconv_output_write_at(out);
+    etl_writer *w = etl_writer_new(etl_writer_format_find(name), etlconv_output_sink(out), &options);
     if (!w) {
         fprintf(stderr, "etlconv: out of memory\n");
         return NULL;
