@@ -317,7 +317,8 @@ int evtx_record_end(evtx_chunk *c)
         rollback(c);
         return -1;
     }
-    if (c->length > EVTX_CHUNK_SIZE) {
+    /* libevtx 20181227 does not see a last record that ends less than 4 bytes before the chunk end: keep 8 */
+    if (c->length > EVTX_CHUNK_SIZE - 8) {
         rollback(c);
         return 1;
     }
