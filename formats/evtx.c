@@ -193,8 +193,8 @@ static void write_system(evtx_state *st, const etl_decoded_event *ev)
 static void write_field_value(evtx_state *st, const etl_decoded_event *ev, const etl_field *f, size_t cap)
 {
     evtx_event *e = &st->event;
-    int mapped = f->property && f->property->map && f->property->map->entry_count;
-    uint8_t type = evtx_field_type(f->in_type, f->out_type, mapped, ev->record->pointer_size);
+    uint8_t type = evtx_field_type(f->in_type, f->out_type, f->property ? f->property->map : NULL,
+                                   ev->record->pointer_size);
     size_t b = evtx_value_begin(e);
     if (type == EVTX_STRING) {
         evtx_put_utf16(&e->values, f->value, cap == NO_CAP ? 0x7FFF : cap / 2);
@@ -259,6 +259,23 @@ static void write_debug_data(evtx_state *st, const etl_event_record *r)
     evtx_end(e);
 }
 
+/* A WPP message decoded with its TMF: the same DebugData, filled in (as the XML writer). */
+static void write_wpp_debug_data(evtx_state *st, const etl_decoded_event *ev, size_t cap)
+{
+    evtx_event *e = &st->event;
+    const etl_wpp_event *w = ev->wpp;
+    evtx_open(e, EVTX_N_DEBUGDATA);
+    element_int(e, EVTX_N_SEQUENCENUMBER, EVTX_UINT32, ev->record->wpp_sequence, 4);
+    element_string(e, EVTX_N_FLAGSNAME, w->flags ? w->flags : "", NO_CAP);
+    element_string(e, EVTX_N_LEVELNAME, w->level ? w->level : "", NO_CAP);
+    element_string(e, EVTX_N_COMPONENT, w->component ? w->component : "", NO_CAP);
+    empty_element(e, EVTX_N_SUBCOMPONENT);
+    element_string(e, EVTX_N_FILELINE, w->tag ? w->tag : "", NO_CAP);
+    element_string(e, EVTX_N_FUNCTION, w->function ? w->function : "", NO_CAP);
+    element_string(e, EVTX_N_MESSAGE, ev->message ? ev->message : "", cap);
+    evtx_end(e);
+}
+
 static void write_binary_element(evtx_event *e, evtx_name name, const uint8_t *p, size_t n, size_t cap)
 {
     evtx_open(e, name);
@@ -271,6 +288,10 @@ static void write_payload(evtx_state *st, const etl_decoded_event *ev, size_t ca
 {
     evtx_event *e = &st->event;
     const etl_event_record *r = ev->record;
+    if (ev->wpp) {
+        write_wpp_debug_data(st, ev, cap);
+        return;
+    }
     if (ev->status == ETL_DECODE_NO_SCHEMA && r->kind == ETL_KIND_MESSAGE) {
         write_debug_data(st, r);
         return;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fast_text.h"
 #include "format_util.h"
 
 static void separator(fmt_line_writer *st)
@@ -20,6 +21,11 @@ static void cell(fmt_line_writer *st, const char *value)
     const unsigned char *s = (const unsigned char *)value;
     size_t n = strlen(value);
     for (size_t i = 0; i < n;) {
+        size_t run = i;  /* printable ASCII other than the backslash goes in as one block */
+        while (run < n && s[run] >= 0x20 && s[run] < 0x7F && s[run] != '\\') run++;
+        etl_textbuf_append(&st->line, value + i, run - i);
+        i = run;
+        if (i >= n) break;
         uint32_t cp;
         size_t used = etl_utf8_decode(s + i, n - i, &cp);
         switch (cp) {
@@ -72,7 +78,7 @@ static int table_event(void *state, const etl_decoded_event *ev)
     }
     etl_textbuf_putc(&st->line, '\n');
     st->cells = 0;
-    return fmt_buf_flush(&st->line, &st->sink);
+    return fmt_flush_event(&st->line, &st->sink, &st->options);
 }
 
 const etl_writer_format etl_writer_table = {

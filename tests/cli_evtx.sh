@@ -94,3 +94,11 @@ printf 'X' | dd of="$T/flip.evtx" bs=1 seek=5000 conv=notrunc 2>/dev/null
 $ETLCONV -q $P -o "$T/p.xml"
 $COMPARE "$T/p.xml" "$T/flip.evtx" --python none --libevtx no > "$T/flip.cmp" 2>&1; check $? 1 "a flipped byte fails the CRC check"
 grep -q "event records CRC32" "$T/flip.cmp"; ok $? "... and names the chunk's event records CRC32"
+
+# --- WPP messages decoded with their TMF: DebugData filled in, as in the XML ------------------------------
+W=$CORPUS/findneedle/wppemitter-sample.etl.gz
+if [ -f "$W" ]; then
+  $ETLCONV -q "$W" -tp "$CORPUS/findneedle/tmf" -o "$T/w.xml"; $ETLCONV -q "$W" -tp "$CORPUS/findneedle/tmf" -of evtx -o "$T/w.evtx"
+  $COMPARE "$T/w.xml" "$T/w.evtx" > "$T/w.cmp" 2>&1; ok $? "WPP with TMF: DebugData (flags, level, component, function, message) as in the XML ($(head -1 "$T/w.cmp"))"
+  test "$(grep -c '<FileLine>[A-Za-z]' "$T/w.xml")" -gt 40; ok $? "... the messages were decoded (FileLine filled)"
+fi

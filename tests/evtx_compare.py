@@ -13,7 +13,7 @@ numbers consecutive from 1, chunk count and next record id in the file header, f
 Per record, for each reader: provider name and GUID, EventID, Version, Level, Task, Opcode, Keywords,
 TimeCreated (to 100 ns), ProcessID, ThreadID, and the payload as (path, value) pairs: EventData/Data
 (ComplexData names joined with '/'), the bare string-only Data, BinaryEventData, ProcessingErrorData
-(ErrorCode, EventPayload), DebugData (SequenceNumber, Message).
+(ErrorCode, EventPayload), DebugData (SequenceNumber, FlagsName, LevelName, Component, FileLine, Function, Message).
 
 Normalisation (what differs only in how a reader prints a value, never in the value):
   * an absent attribute or element equals an empty one (readers leave out null optional values);
@@ -144,8 +144,9 @@ def payload(event):
             out.append(('ErrorCode', text_of(child(part, 'ErrorCode'))))
             out.append(('EventPayload', text_of(child(part, 'EventPayload'))))
         elif name == 'DebugData':
-            out.append(('SequenceNumber', text_of(child(part, 'SequenceNumber'))))
-            out.append(('Message', text_of(child(part, 'Message'))))
+            for name in ('SequenceNumber', 'FlagsName', 'LevelName', 'Component', 'FileLine', 'Function',
+                         'Message'):
+                out.append((name, text_of(child(part, name))))
     return out
 
 

@@ -261,8 +261,10 @@ typedef struct etl_trace etl_trace;
 /* Return 0 to continue, non-zero to stop processing (etl_process then returns ETL_STOPPED). */
 typedef int (*etl_event_fn)(const etl_event_record *record, void *ctx);
 
-/* Opens one or more log files as one trace. Reads only buffer headers up front; memory stays bounded by
- * processors × buffer size. On failure returns an etl_status and fills *err (if not NULL). */
+/* Opens one or more log files as one trace. Reads only buffer headers up front. Memory: a small index per
+ * buffer, plus the buffers being read, whose total stays within the memory budget (etl_trace_set_memory_budget,
+ * default ETL_DEFAULT_MEMORY_BUDGET) whatever the number of files and processors; each buffer is bounded by the
+ * file's log-file header BufferSize, at most 16 MiB (a buffer that claims more is reported and skipped). On failure returns an etl_status and fills *err (if not NULL). */
 int etl_open(etl_trace **out, const char *const *paths, size_t path_count, const etl_open_options *options,
              etl_error *err);
 
@@ -297,6 +299,12 @@ typedef struct etl_trace_stats {
 } etl_trace_stats;
 
 const etl_trace_stats *etl_trace_get_stats(const etl_trace *trace);
+
+/* Bytes of buffer payload all streams of the trace may hold at once (0: the default). Past it, the buffers
+ * whose events come last are freed and read again when needed: a hostile trace costs time, never memory.
+ * Call before etl_process. */
+#define ETL_DEFAULT_MEMORY_BUDGET ((size_t)256 << 20)
+void etl_trace_set_memory_budget(etl_trace *trace, size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 #include "filter.h"
 #include "output.h"
 #include "progress.h"
+#include "run_extras.h"
 
 #define MAX_PRINTED_DIAGNOSTICS 20
 #define PROGRESS_EVERY_EVENTS 4096
@@ -26,6 +27,7 @@ typedef struct run {
     int filtering;
     int filters_bound;
     etlconv_progress progress;
+    etlconv_extras extras;  /* -report, -int, the --provider check */
     uint64_t seen;
     uint64_t written;
     uint64_t export_skipped;  /* events whose classic layout -export cannot describe */
@@ -82,7 +84,12 @@ static int on_event(const etl_event_record *record, void *ctx)
         const etl_trace_stats *s = etl_trace_get_stats(r->trace);
         etlconv_progress_update(&r->progress, s->bytes_done, s->bytes_total, r->seen);
     }
-    if (r->filtering && !etlconv_filter_match(&r->filters, ev)) return 0;
+    int passed = !r->filtering || etlconv_filter_match(&r->filters, ev);
+    if (etlconv_extras_event(&r->extras, ev, passed) != 0) {
+        r->failed = 1;
+        return 1;
+    }
+    if (!passed) return 0;
     r->written++;
     if (r->main_writer && etl_writer_event(r->main_writer, ev) != 0) r->failed = 1;
     if (r->summary_writer && etl_writer_event(r->summary_writer, ev) != 0) r->failed = 1;
@@ -118,9 +125,11 @@ static int learn_processes(run *r, const etlconv_job *job)
     return r->failed ? -1 : 0;
 }
 
-static etl_writer *start_writer(const char *name, const etlconv_options *opt, etlconv_output *out)
+static etl_writer *start_writer(const char *name, const etlconv_options *opt, etlconv_output *out,
+                                const etl_trace *trace)
 {
     etl_writer_options options = opt->writer;
+    options.trace = trace;  /* TimerResolution: KernelTime/UserTime in ms */
     options.sink_write_at = etlconv_output_write_at(out);
     etl_writer *w = etl_writer_new(etl_writer_format_find(name), etlconv_output_sink(out), &options);
     if (!w) {
@@ -160,18 +169,21 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
         goto done;
     }
     etl_decoder_set_flags(r.decoder, opt->no_trace_schemas ? ETL_DECODER_NO_TRACE_SCHEMAS : 0);
+    etl_decoder_set_diagnostic(r.decoder, on_diagnostic, &r);
+    if (etlconv_extras_start(&r.extras, opt, job->report_output, job->interpreted_output) != 0) goto done;
     if (!opt->one_pass && learn_processes(&r, job) != 0) goto done;
     if (job->write_main) {
         main_out = etlconv_output_open(job->output, opt->overwrite);
-        if (!main_out || !(r.main_writer = start_writer(opt->format->name, opt, main_out))) goto done;
+        if (!main_out || !(r.main_writer = start_writer(opt->format->name, opt, main_out, r.trace))) goto done;
     }
     if (job->summary_output) {
         summary_out = etlconv_output_open(job->summary_output, opt->overwrite);
-        if (!summary_out || !(r.summary_writer = start_writer("summary", opt, summary_out))) goto done;
+        if (!summary_out || !(r.summary_writer = start_writer("summary", opt, summary_out, r.trace))) goto done;
     }
 
     etlconv_progress_start(&r.progress, opt->quiet, opt->progress, etl_trace_get_stats(r.trace)->bytes_total);
     rc = etl_process(r.trace, on_event, &r);
+    etl_decoder_finish(r.decoder);
     etlconv_progress_finish(&r.progress);
     if (r.failed) goto done;
     if (rc < 0) {
@@ -187,6 +199,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     };
     if (r.main_writer && etl_writer_end(r.main_writer, &totals) != 0) goto done;
     if (r.summary_writer && etl_writer_end(r.summary_writer, &totals) != 0) goto done;
+    if (etlconv_extras_finish(&r.extras, &totals) != 0) goto done;
     etl_writer_free(r.main_writer);
     etl_writer_free(r.summary_writer);
     r.main_writer = r.summary_writer = NULL;
@@ -202,9 +215,12 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
         fprintf(stderr, "etlconv: warning: -export: %llu events were decoded with classic (MOF) event-class layouts "
                         "from the trace's metadata, which a manifest cannot describe; they are not in %s\n",
                 (unsigned long long)r.export_skipped, opt->export_file);
+    /* Exit policy (etlconv.1, EXIT STATUS): events the recording session lost are a fact of the capture, not
+     * of the file: a note and exit 0, as tracerpt reports success; --strict makes them exit 1. */
     uint64_t lost = ts->events_lost + ts->buffers_lost;
-    if (lost || ts->errors || ts->warnings || ds->decode_errors) {
-        status = ETLCONV_EXIT_WARNINGS;
+    int damaged = ts->errors || ts->warnings || ds->decode_errors || ds->trace_schemas_lost;
+    if (lost || damaged) {
+        if (damaged || opt->strict) status = ETLCONV_EXIT_WARNINGS;
         if (!opt->quiet) {
             if (r.diagnostics_suppressed)
                 fprintf(stderr, "etlconv: %llu more reader messages not shown\n",
@@ -213,9 +229,11 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
                 {ts->events_lost, "events lost"}, {ts->buffers_lost, "buffers lost"},
                 {ts->errors, "read errors"}, {ts->warnings, "read warnings"},
                 {ds->decode_errors, "payloads did not fit their schema"},
+                {ds->trace_schemas_lost, "schemas in the trace refused or incomplete"},
             };
-            fprintf(stderr, "etlconv: %s%s: converted with warnings:", job->inputs[0],
-                    job->input_count > 1 ? " and the other inputs" : "");
+            fprintf(stderr, "etlconv: %s%s: %s:", job->inputs[0], job->input_count > 1 ? " and the other inputs" : "",
+                    status == ETLCONV_EXIT_OK ? "converted completely; the recording session reported"
+                                              : "converted with warnings");
             const char *sep = " ";
             for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
                 if (!items[i].count) continue;
@@ -226,6 +244,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
         }
     }
 done:
+    etlconv_extras_free(&r.extras);
     etl_writer_free(r.main_writer);
     etl_writer_free(r.summary_writer);
     etlconv_output_abort(main_out);

@@ -12,6 +12,8 @@ typedef struct etlconv_job {
     int write_main;              /* 0: only the summary is produced */
     const char *summary_output;  /* NULL: no summary; "-": stdout */
     etl_schema_registry *export_to; /* -export: every description an event was decoded with goes here */
+    const char *report_output;      /* -report FILE, or NULL */
+    const char *interpreted_output; /* -int FILE, or NULL */
 } etlconv_job;
 
 /* Returns an ETLCONV_EXIT_* status; errors are printed as one line each. */

@@ -1,6 +1,9 @@
 /* Command-line parsing. tracerpt spells its options with one dash (-of, -summary, -rts); GNU long
  * options use two and may carry "=VALUE". Both spellings fill the same etlconv_options. */
 #include "options.h"
+#include "options_tracerpt.h"
+#include "options_wpp.h"
+#include "options_typed.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -168,7 +171,9 @@ static void infer_format(etlconv_options *o)
 {
     static const struct { const char *suffix; const char *format; } by_suffix[] = {
         {".csv", "csv"}, {".jsonl", "jsonl"}, {".json", "jsonl"}, {".txt", "table"}, {".tsv", "table"},
-        {".xml", "xml"}, {".evtx", "evtx"},
+        {".xml", "xml"},
+        {".pcapng", "pcapng"},
+        {".evtx", "evtx"},
     };
     size_t n = strlen(o->output);
     if (n > 3 && strcasecmp(o->output + n - 3, ".gz") == 0) n -= 3;
@@ -187,7 +192,7 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
     o->format = etl_writer_format_find("xml");
     o->writer.table_columns = ETL_TABLE_DEFAULT;
     o->filters.level = -1;
-    int only_files = 0, format_given = 0;
+    int only_files = 0, format_given = 0, typed_status = 0;
     char ***collect = &o->inputs;  /* where bare words go: inputs, or -import/-l lists */
     size_t *collect_count = &o->input_count;
 
@@ -196,10 +201,8 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
         const char *v;
 #define VALUE(name)                                                                                          \
     do {                                                                                                     \
-        if (*v == '\0') {                                                                                    \
-            if (i + 1 >= argc) return fail("option %s needs a value", name);                                 \
-            v = argv[++i];                                                                                   \
-        }                                                                                                    \
+        if (*v == '\0' && etlconv_required_value(argc, argv, &i, name, &v) != 0)                             \
+            return ETLCONV_EXIT_FAILURE; /* never swallows the next option */                                \
     } while (0)
         if (only_files || a[0] != '-' || a[1] == '\0') {
             if (collect == &o->imports && looks_like_trace(a)) {  /* "-import x.man trace.etl" */
@@ -220,11 +223,19 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
         } else if ((v = match(a, "--info|-info"))) {
             o->mode = MODE_INFO;
         } else if ((v = match(a, "-o|--output"))) {
-            VALUE(a);
-            o->output = v;
+            if (*v == '\0' && etlconv_optional_value(argc, argv, &i, &v) != 0) return ETLCONV_EXIT_FAILURE;
+            o->output = v && *v ? v : NULL;
+            o->output_default = !o->output;  /* tracerpt: "-o" alone is dumpfile.EXT */
         } else if ((v = match(a, "-of|--format"))) {
             VALUE(a);
             format_given = 1;
+            char plain[16];  /* "-of csv.gz": compressed output */
+            size_t vlen = strlen(v);
+            if (vlen > 3 && vlen < sizeof plain && strcasecmp(v + vlen - 3, ".gz") == 0) {
+                snprintf(plain, sizeof plain, "%.*s", (int)(vlen - 3), v);
+                o->gzip_output = 1;
+                v = plain;
+            }
             o->format = etl_writer_format_find(v);
             if (!o->format || strcmp(o->format->name, "summary") == 0) {
                 if (o->format) {
@@ -270,12 +281,8 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
         } else if ((v = match(a, "-l"))) {
             /* tracerpt's optional input marker: the following words are inputs */
         } else if ((v = match(a, "-export|--export"))) {
-            VALUE(a);
-            o->export_file = v;
-        } else if ((v = match(a, "-tmf|-tp|--tmf|--tmf-path"))) {
-            VALUE(a);
-            fprintf(stderr, "etlconv: warning: %s is reserved for WPP TMF decoding, which is not supported yet; "
-                            "WPP events are written undecoded\n", a);
+            if (*v == '\0' && etlconv_optional_value(argc, argv, &i, &v) != 0) return ETLCONV_EXIT_FAILURE;
+            o->export_file = v && *v ? v : "schema.man";  /* tracerpt's default name */
         } else if ((v = match(a, "-en"))) {
             VALUE(a);  /* tracerpt's CSV encoding switch: output is always UTF-8 here */
             if (strcasecmp(v, "ANSI") != 0 && strcasecmp(v, "Unicode") != 0)
@@ -327,12 +334,21 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
                 return fail("bad --to '%s' (ISO time or seconds from trace start)", v);
             o->filters.has_to = 1;
             /* -- issue 12 (tracerpt) options below; keep this line -- */
+        } else if (etlconv_tracerpt_option_name(a)) {
+            if (etlconv_tracerpt_option(argc, argv, &i, o) != 0) return ETLCONV_EXIT_FAILURE;
             /* -- issue 13 (diff) options below; keep this line -- */
             /* -- issue 14 (perf) options below; keep this line -- */
             /* -- issue 15 (typed) options below; keep this line -- */
+        } else if (etlconv_parse_typed_option(argc, argv, &i, o, &typed_status)) {
+            if (typed_status) return typed_status;
             /* -- issue 16 (evtx) options below; keep this line -- */
             /* -- issue 17 (net) options below; keep this line -- */
+        } else if ((v = match(a, "--pcapng-events"))) {
+            o->writer.pcapng_events = 1;
             /* -- issue 18 (wpp) options below; keep this line -- */
+        } else if ((v = match(a, "-tmf|-tp|--tmf|--tmf-path|-pdb|--pdb|-i|--image"))) {
+            VALUE(a);
+            if (etlconv_wpp_option(o, a, v) != 0) return fail("%s", "out of memory");
         } else {
             return fail("unknown option '%s'", a);
         }
@@ -340,6 +356,7 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
     }
     if (o->mode != MODE_CONVERT) return 0;
     if (!format_given && o->output && !o->each) infer_format(o);
+    if (etlconv_finish_typed_options(o) != 0) return ETLCONV_EXIT_FAILURE;
     if (o->input_count == 0) return fail("%s", "no input file");
     if (o->each && !o->output) return fail("%s", "--each needs -o DIR");
     if (o->each && o->summary_file) return fail("%s", "--each writes one summary per input; give -summary no file");
@@ -359,6 +376,7 @@ void etlconv_free_options(etlconv_options *o)
     free(o->filters.event_ids);
     free(o->filters.pids);
     free(o->filters.tids);
+    etlconv_wpp_free_options(o);
     memset(o, 0, sizeof *o);
 }
 
@@ -393,7 +411,6 @@ void etlconv_print_help(FILE *out)
           "  --no-trace-schemas      ignore the schemas the trace carries (TraceLogging metadata, EventSource\n"
           "                          manifests, KernelTraceControl metadata): decode with -import, bundled and\n"
           "                          kernel schemas only (e.g. to check an exported manifest)\n"
-          "  -tmf FILE, -tp PATH     reserved for WPP (not supported yet; WPP events stay undecoded)\n"
           "  -en ANSI|Unicode        accepted for tracerpt scripts; output is always UTF-8\n"
           "Filters (all must match; lists match any element):\n"
           "  --provider NAME|GUID    repeatable\n"
@@ -403,9 +420,31 @@ void etlconv_print_help(FILE *out)
           "  --pid N[,N...], --tid N[,N...]\n"
           "  --from T, --to T        ISO-8601 time (UTC unless it has an offset) or seconds from trace start\n"
           /* -- issue 12 (tracerpt) help lines below; keep this line -- */
+          "tracerpt (also the mode when run as 'tracerpt': default file names, closing line):\n"
+          "  -report [FILE]          workload report (workload.xml/.html): providers, event types, and by\n"
+          "                          -rl 2..5 processes, disks, files, threads; -f XML|HTML\n"
+          "  -int FILE               the interpreted event structures (one block per event layout)\n"
+          "  -config FILE            read more options from FILE;  -df FILE  accepted (not applied)\n"
+          "  -rt NAME                refused: real-time sessions exist only on Windows\n"
+          "  --tracerpt              tracerpt mode without renaming the program\n"
+          "  --strict                events lost by the recording session exit 1 (default: a note, exit 0)\n"
+          "  -, FIFO, /dev/stdin     read once into a temporary file, then converted like a file\n"
+          "  --jobs N                with --each: N files at once (same outputs); --gzip or -of FMT.gz: .gz\n"
+          "                          outputs; same-named inputs mirror their folders under -o DIR\n"
           /* -- issue 13 (diff) help lines below; keep this line -- */
           /* -- issue 14 (perf) help lines below; keep this line -- */
           /* -- issue 15 (typed) help lines below; keep this line -- */
+          "Typed output (JSON and tables):\n"
+          "  --json-bigint number|string\n"
+          "                          64-bit integers in JSON as numbers (default; jq 1.6 rounds them above\n"
+          "                          2^53) or as decimal strings (exact in every reader)\n"
+          "  --split DIR             with -of csv or -of json: one file per event type in DIR (CSV: a\n"
+          "                          header row of common columns + the event's fields, and DIR/schema.sql)\n"
+          "  --split-max-open N      files --split keeps open at once (default 64; the others are closed\n"
+          "                          and reopened to append)\n"
+          "  --style ecs             with -of json: Elastic Common Schema (winlog.*) as Filebeat's ETW input\n"
+          "etlconv schemas [TRACE...] [-import FILE|DIR...] [-of text|json|manifest] [-o FILE] [--info]\n"
+          "                          list providers, events and fields of traces and schema files\n"
           /* -- issue 16 (evtx) help lines below; keep this line -- */
           "EVTX:\n"
           "  -of EVTX, -o FILE.evtx  Windows event log, as tracerpt -of EVTX: Event Viewer, Get-WinEvent and\n"
@@ -413,7 +452,19 @@ void etlconv_print_help(FILE *out)
           "                          EventData, templates per event layout, 64 KiB chunks; to stdout or .gz\n"
           "                          it is spooled to a temporary file first\n"
           /* -- issue 17 (net) help lines below; keep this line -- */
+          "Network captures:\n"
+          "  -of pcapng              the packets (pktmon, NDIS-PacketCapture, VMSwitch, NdisWan) as pcapng;\n"
+          "                          -o NAME.pcapng picks it\n"
+          "  --pcapng-events         pcapng: the other events too, as systemd journal blocks between packets\n"
           /* -- issue 18 (wpp) help lines below; keep this line -- */
+          "WPP software tracing (trace messages decoded with their TMF; tracefmt's text with -of tracefmt):\n"
+          "  -tmf FILE, -tp DIR      a TMF file, or a folder of <message-GUID>.tmf files (repeatable);\n"
+          "                          also every folder in $TRACE_FORMAT_SEARCH_PATH (';' or ':' separated)\n"
+          "  -pdb FILE|DIR           the TMF annotations of a driver's PDB, or of every .pdb in a folder\n"
+          "  -i IMAGE|DIR            the PDB a driver/binary names in its debug directory, looked for beside\n"
+          "                          it and in the -pdb folders\n"
+          "                          $TRACE_FORMAT_PREFIX: the -of tracefmt line prefix (default\n"
+          "                          \"[%9!d!]%8!04X!.%3!04X!::%4!s! [%1!s!]\": [CPU]PID.TID::time [component])\n"
           "Other:\n"
           "  -l FILE...              tracerpt's optional marker before the input files\n"
           "  --info FILE...          describe the files (header, clock, buffers, providers) and exit\n"
@@ -424,8 +475,8 @@ void etlconv_print_help(FILE *out)
           "  -h, --help              this help\n"
           "  --version               version\n"
           "\n"
-          "Exit status: 0 success; 1 output written with warnings (events lost, records skipped or\n"
-          "payloads that did not fit their schema); 2 failure (bad usage, unreadable input, output not\n"
-          "written).\n",
+          "Exit status: 0 success (events the session lost are only noted, unless --strict); 1 output\n"
+          "written with warnings (records skipped or payloads that did not fit their schema); 2 failure\n"
+          "(bad usage, unreadable input, output not written).\n",
           out);
 }

@@ -57,12 +57,31 @@ typedef struct etlconv_options {
     etlconv_filters filters;
     /* One block per feature area, so that areas grow without touching each other's lines. */
     /* -- issue 12 (tracerpt) members below; keep this line -- */
+    int tracerpt;                  /* tracerpt-compatible mode (options_tracerpt.h) */
+    int report;                    /* -report given */
+    const char *report_file;       /* its FILE, or NULL: workload.xml / workload.html */
+    int report_html;               /* -f HTML */
+    int report_level;              /* -rl 1..5 */
+    const char *counting_schema;   /* -df FILE */
+    const char *interpreted_file;  /* -int FILE */
+    int output_default;            /* -o without a name: dumpfile.EXT */
+    int gzip_output;               /* -of FMT.gz or --gzip */
+    int strict;                    /* --strict: events the session lost also exit 1 */
+    unsigned jobs;                 /* --jobs N: --each converts N files at once */
+    char default_output[32];
     /* -- issue 13 (diff) members below; keep this line -- */
     /* -- issue 14 (perf) members below; keep this line -- */
     /* -- issue 15 (typed) members below; keep this line -- */
+    const char *json_style;        /* --style ecs: "ecs", else NULL */
     /* -- issue 16 (evtx) members below; keep this line -- */
     /* -- issue 17 (net) members below; keep this line -- */
     /* -- issue 18 (wpp) members below; keep this line -- */
+    char **wpp_tmf;                /* -tmf FILE, -tp DIR (options_wpp.c) */
+    size_t wpp_tmf_count;
+    char **wpp_pdb;                /* -pdb FILE|DIR */
+    size_t wpp_pdb_count;
+    char **wpp_images;             /* -i IMAGE|DIR: the PDB its CodeView record names */
+    size_t wpp_image_count;
 } etlconv_options;
 
 /* Parses argv. Returns 0, or prints a one-line error to stderr and returns ETLCONV_EXIT_FAILURE. */

@@ -244,6 +244,7 @@ static void put_template_reference(evtx_chunk *chunk, uint32_t id, uint32_t offs
 int evtx_event_write(const evtx_event *ev, evtx_chunk *chunk, int64_t filetime)
 {
     if (ev->layout.failed || ev->values.failed || ev->descriptors.failed) return -1;
+    if (ev->value_count > 0xFFFF) return 1;  /* substitution ids are 16 bits: cannot be one record */
     const uint8_t *layout = (const uint8_t *)ev->layout.data;
     size_t n = ev->layout.length;
     uint64_t hash = layout_hash(layout, n, 0xcbf29ce484222325ull);

@@ -7,6 +7,8 @@
 
 #include <zlib.h>
 
+#include "util/le.h"
+
 #define STRING_TABLE 128     /* 64 x u32: common string offsets, bucket = name hash % 64 */
 #define TEMPLATE_TABLE 384   /* 32 x u32: template definition offsets */
 #define STRING_BUCKETS 64
@@ -69,11 +71,6 @@ void evtx_store_u32(uint8_t *p, uint32_t v)
 void evtx_store_u64(uint8_t *p, uint64_t v)
 {
     for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t load_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 evtx_chunk *evtx_chunk_new(void)
@@ -220,7 +217,7 @@ void evtx_put_name(evtx_chunk *c, const char *name)
         return;
     }
     uint32_t bucket = STRING_TABLE + 4 * (hash % STRING_BUCKETS);
-    evtx_put_u32(c, load_u32(c->buf + bucket));  /* next name in the bucket's chain */
+    evtx_put_u32(c, etl_le32(c->buf + bucket));  /* next name in the bucket's chain */
     evtx_put_u16(c, hash);
     evtx_put_u16(c, (uint16_t)n);
     for (size_t i = 0; i < n; i++) evtx_put_u16(c, (uint8_t)name[i]);
@@ -246,7 +243,7 @@ uint32_t evtx_template_find(const evtx_chunk *c, const void *key, size_t key_len
 
 uint32_t evtx_template_bucket_head(const evtx_chunk *c, uint32_t template_id)
 {
-    return load_u32(c->buf + TEMPLATE_TABLE + 4 * (template_id % TEMPLATE_BUCKETS));
+    return etl_le32(c->buf + TEMPLATE_TABLE + 4 * (template_id % TEMPLATE_BUCKETS));
 }
 
 int evtx_template_add(evtx_chunk *c, const void *key, size_t key_length, uint64_t key_hash, uint32_t template_id,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/value_kind.h"
 #include "util/utf.h"
 
 void evtx_put_le16(etl_textbuf *out, uint16_t v)
@@ -94,27 +95,47 @@ static int integer_width(uint8_t type)
     }
 }
 
-uint8_t evtx_field_type(uint16_t in_type, uint16_t out_type, int mapped, uint8_t pointer_size)
+static uint8_t with_sign(uint8_t type, int is_signed)
+{
+    switch (type) {
+    case EVTX_INT8: case EVTX_UINT8: return is_signed ? EVTX_INT8 : EVTX_UINT8;
+    case EVTX_INT16: case EVTX_UINT16: return is_signed ? EVTX_INT16 : EVTX_UINT16;
+    case EVTX_INT32: case EVTX_UINT32: return is_signed ? EVTX_INT32 : EVTX_UINT32;
+    case EVTX_INT64: case EVTX_UINT64: return is_signed ? EVTX_INT64 : EVTX_UINT64;
+    default: return type;
+    }
+}
+
+uint8_t evtx_field_type(uint16_t in_type, uint16_t out_type, const etl_map_info *map, uint8_t pointer_size)
 {
     uint8_t t = integer_type(in_type, pointer_size);
+    /* the typed outputs' rule (src/decode/value_kind.h) decides number, boolean, float or text ... */
+    switch (etl_value_kind_of(in_type, out_type, map)) {
+    case ETL_VALUE_MAPPED: return EVTX_STRING;  /* rendered as the map's names */
+    case ETL_VALUE_BOOLEAN: return EVTX_BOOL;
+    case ETL_VALUE_FLOAT: return in_type == ETL_IN_FLOAT ? EVTX_REAL32 : EVTX_REAL64;
+    case ETL_VALUE_INTEGER:
+        switch (out_type) {  /* render.c takes the sign from the out-type when it names one */
+        case ETL_OUT_BYTE: case ETL_OUT_SHORT: case ETL_OUT_INT: case ETL_OUT_LONG: return with_sign(t, 1);
+        case ETL_OUT_UNSIGNEDBYTE: case ETL_OUT_UNSIGNEDSHORT: case ETL_OUT_UNSIGNEDINT:
+        case ETL_OUT_UNSIGNEDLONG: case ETL_OUT_PID: case ETL_OUT_TID: return with_sign(t, 0);
+        case ETL_OUT_PORT: return EVTX_UINT16;
+        default: return t == EVTX_STRING ? EVTX_STRING : t;
+        }
+    case ETL_VALUE_STRING: break;
+    }
+    /* ... and of its text kind, BinXml has typed forms for more than JSON: hex integers, times, GUIDs,
+     * SIDs, binary */
     if (t != EVTX_STRING) {
-        if (mapped) return EVTX_STRING;  /* rendered as the map's names */
         int w = integer_width(t);
         switch (out_type) {
-        case ETL_OUT_STRING: case ETL_OUT_IPV4: return EVTX_STRING;  /* a character / dotted address */
-        case ETL_OUT_BOOLEAN: return EVTX_BOOL;
-        case ETL_OUT_HEXINT8: case ETL_OUT_HEXINT16: case ETL_OUT_HEXINT32: case ETL_OUT_HEXINT64:
-        case ETL_OUT_CODE_POINTER: case ETL_OUT_ERRORCODE: case ETL_OUT_WIN32ERROR: case ETL_OUT_NTSTATUS:
-        case ETL_OUT_HRESULT: return w == 8 ? EVTX_HEXINT64 : EVTX_HEXINT32;
-        case ETL_OUT_PORT: return EVTX_UINT16;
+        case ETL_OUT_STRING: case ETL_OUT_IPV4: return EVTX_STRING;
         case ETL_OUT_ETWTIME: case ETL_OUT_DATETIME: case ETL_OUT_DATETIME_UTC:
-        case ETL_OUT_CULTURE_INSENSITIVE_DATETIME: return w == 8 ? EVTX_FILETIME : t;
-        default: return t;
+        case ETL_OUT_CULTURE_INSENSITIVE_DATETIME: return w == 8 ? EVTX_FILETIME : EVTX_STRING;
+        default: return w == 8 ? EVTX_HEXINT64 : EVTX_HEXINT32;
         }
     }
     switch (in_type) {
-    case ETL_IN_FLOAT: return EVTX_REAL32;
-    case ETL_IN_DOUBLE: return EVTX_REAL64;
     case ETL_IN_GUID: return EVTX_GUID;
     case ETL_IN_FILETIME: return EVTX_FILETIME;
     case ETL_IN_SYSTEMTIME: return EVTX_SYSTEMTIME;

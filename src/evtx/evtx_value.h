@@ -17,9 +17,9 @@ enum {
     EVTX_FILETIME = 0x11, EVTX_SYSTEMTIME = 0x12, EVTX_SID = 0x13, EVTX_HEXINT32 = 0x14, EVTX_HEXINT64 = 0x15
 };
 
-/* The value type a field of these TDH in/out types is written as (EVTX_STRING for text and for anything
- * without a typed BinXml form). `mapped`: the property has a value/bit map, so its text is a name. */
-uint8_t evtx_field_type(uint16_t in_type, uint16_t out_type, int mapped, uint8_t pointer_size);
+/* The value type a field of these TDH in/out types (and map: its text is then a name) is written as:
+ * etl_value_kind_of's kind, refined into BinXml's types (EVTX_STRING for text and anything without one). */
+uint8_t evtx_field_type(uint16_t in_type, uint16_t out_type, const etl_map_info *map, uint8_t pointer_size);
 
 /* Appends the bytes of `text` as a value of `type` (the rendered text of a decoded field, read back: the
  * decoder hands writers text). Returns `type`, or EVTX_STRING (bytes appended as UTF-16) when the text is

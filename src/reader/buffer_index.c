@@ -74,9 +74,11 @@ int etl_index_buffers(etl_trace *t, uint32_t file_index, etl_error *err)
              * buffers up to the data, at least one. Otherwise resume at the 8-byte boundary before the data.
              * Either way the walk advances (the 0x48 bytes at `pos` are zero, so next ≥ pos + 0x48). */
             uint64_t resume = next & ~(uint64_t)7;
+            f->damaged_buffers++;
             if (fallback_step) {
                 uint64_t skip = (next - pos) / fallback_step;
                 resume = pos + (skip ? skip : 1) * fallback_step;
+                if (skip > 1) f->damaged_buffers += (size_t)(skip - 1);
             }
             etl_trace_diag(t, ETL_ERROR, ETL_ERR_FORMAT, file_index, pos,
                            "zero bytes where a buffer should start (%llu bytes skipped); reading resumes at offset 0x%llx",
@@ -100,6 +102,7 @@ int etl_index_buffers(etl_trace *t, uint32_t file_index, etl_error *err)
             etl_trace_diag(t, ETL_ERROR, ETL_ERR_FORMAT, file_index, pos,
                            "corrupt buffer header (BufferSize %u)%s", (unsigned)buffer_size,
                            step ? "; skipped by the file's buffer size" : "; rest of file skipped");
+            f->damaged_buffers++;
             if (!step) break;
             pos += step;
             continue;
@@ -110,7 +113,10 @@ int etl_index_buffers(etl_trace *t, uint32_t file_index, etl_error *err)
             etl_trace_diag(t, compressed ? ETL_ERROR : ETL_WARNING, ETL_ERR_TRUNCATED, file_index, pos,
                            "file ends inside a buffer (%u of %u bytes present)%s", (unsigned)disk_size,
                            (unsigned)buffer_size, compressed ? "; compressed buffer skipped" : "");
-            if (compressed) break;
+            if (compressed) {
+                f->damaged_buffers++;
+                break;
+            }
             if (valid > disk_size) valid = disk_size;
         }
         if (f->buffer_count == cap) {
@@ -124,6 +130,7 @@ int etl_index_buffers(etl_trace *t, uint32_t file_index, etl_error *err)
         b->offset = pos;
         b->disk_size = disk_size;
         b->valid = valid;
+        b->size = buffer_size;
         b->sequence = etl_les64(h + BH_SEQUENCE);
         b->timestamp = etl_les64(h + BH_TIMESTAMP);
         uint16_t proc = etl_le16(h + BH_PROCESSOR);

@@ -8,22 +8,40 @@
 enum { CLOCK_RAW = 0, CLOCK_QPC = 1, CLOCK_SYSTEM_TIME = 2, CLOCK_CPU_CYCLES = 3 };
 static const int64_t HUNDRED_NS_PER_SECOND = 10000000;
 
-void etl_clock_init(etl_clock *clock, const etl_logfile_header *h)
+const char *etl_clock_init(etl_clock *clock, const etl_logfile_header *h)
 {
     memset(clock, 0, sizeof *clock);
-    if (!h) return;
+    if (!h) return NULL;
     clock->start_time = h->start_time;
     clock->anchor_raw = h->header_raw_timestamp;
     uint32_t type = h->reserved_flags;
+    const char *unusable = NULL;
     if (type == CLOCK_SYSTEM_TIME) {
         clock->kind = CLOCK_SYSTEM_TIME;
-    } else if (type == CLOCK_CPU_CYCLES && h->cpu_speed_mhz != 0) {
-        clock->kind = CLOCK_CPU_CYCLES;
-        clock->ticks_per_second = (int64_t)h->cpu_speed_mhz * 1000000;
-    } else if (h->perf_freq > 0) {
-        clock->kind = CLOCK_QPC; /* also ReservedFlags 0 ("raw") with a known frequency */
-        clock->ticks_per_second = h->perf_freq;
+        return NULL;
     }
+    if (type == CLOCK_CPU_CYCLES) {
+        if (h->cpu_speed_mhz != 0) {
+            clock->kind = CLOCK_CPU_CYCLES;
+            clock->ticks_per_second = (int64_t)h->cpu_speed_mhz * 1000000;
+            return NULL;
+        }
+        unusable = "CPU-cycle clock (ReservedFlags 3) without a CPU speed";
+    } else if (type == CLOCK_QPC || type == CLOCK_RAW) {
+        if (h->perf_freq > 0) {
+            clock->kind = CLOCK_QPC; /* also ReservedFlags 0 ("raw") with a known frequency */
+            clock->ticks_per_second = h->perf_freq;
+            return NULL;
+        }
+        unusable = "QPC clock with PerfFreq 0 or negative";
+    } else {
+        unusable = "unknown clock type (ReservedFlags not 0-3)";
+    }
+    /* Fallback: raw ticks of 100 ns from the header's StartTime (Windows 10's QPC rate): order and start
+     * are kept, spacing may be wrong, and no event lands in 1601. */
+    clock->kind = CLOCK_QPC;
+    clock->ticks_per_second = ETL_CLOCK_FALLBACK_HZ;
+    return unusable;
 }
 
 int64_t etl_clock_to_filetime(const etl_clock *clock, int64_t raw)

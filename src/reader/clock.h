@@ -13,7 +13,12 @@ typedef struct etl_clock {
     int64_t ticks_per_second;  /* QPC frequency, or CPU Hz for the cycle clock */
 } etl_clock;
 
-void etl_clock_init(etl_clock *clock, const etl_logfile_header *header);
+/* Tick rate assumed when the header's clock cannot be used (docs/robustness.md). */
+#define ETL_CLOCK_FALLBACK_HZ 10000000
+
+/* Returns NULL, or why the header's clock cannot be used (the clock then counts ETL_CLOCK_FALLBACK_HZ ticks
+ * from the header's StartTime). */
+const char *etl_clock_init(etl_clock *clock, const etl_logfile_header *header);
 int64_t etl_clock_to_filetime(const etl_clock *clock, int64_t raw);
 
 #endif

@@ -1,4 +1,6 @@
-/* One processor's buffers of one file, read one buffer at a time (memory: one buffer per stream). */
+/* One processor's buffers of one file, read one buffer at a time. Memory: every stream's current payload
+ * counts against the trace's memory budget; past it, the payloads of the streams whose records come last are
+ * freed and read again when the merge reaches them (docs/robustness.md). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,44 +18,88 @@ static int ensure(uint8_t **buf, size_t *cap, size_t need)
     return 0;
 }
 
+static void release_payload(etl_trace *t, etl_stream *s)
+{
+    t->resident -= s->payload_cap;
+    free(s->payload);
+    s->payload = NULL;
+    s->payload_cap = 0;
+}
+
+/* Frees other streams' payloads, the one whose record comes last first, until `need` more bytes fit in the
+ * memory budget. An evicted stream keeps its position and reloads its buffer when the merge reaches it. */
+static void make_room(etl_trace *t, const etl_stream *keep, size_t need)
+{
+    while (t->resident + need > t->memory_budget) {
+        etl_stream *victim = NULL;
+        for (size_t i = 0; i < t->stream_count; i++) {
+            etl_stream *v = &t->streams[i];
+            if (v == keep || !v->payload) continue;
+            if (!victim || v->key_filetime > victim->key_filetime) victim = v;
+        }
+        if (!victim) return;
+        release_payload(t, victim);
+        if (victim->current) victim->evicted = 1;
+    }
+}
+
+/* Room for `need` payload bytes in stream s, within the budget. */
+static int reserve_payload(etl_trace *t, etl_stream *s, size_t need)
+{
+    if (need <= s->payload_cap) return 0;
+    make_room(t, s, need - s->payload_cap);
+    size_t old = s->payload_cap;
+    if (ensure(&s->payload, &s->payload_cap, need)) return -1;
+    t->resident += s->payload_cap - old;
+    return 0;
+}
+
+/* Reads (and decompresses) buffer b into s->payload. ETL_OK, ETL_ERR_NOMEM, or ETL_ERR_IO/ETL_ERR_DECOMPRESS
+ * after a report (the buffer's events are lost). */
+static int read_payload(etl_trace *t, etl_stream *s, const etl_buffer_ref *b)
+{
+    etl_trace_file *f = &t->files[s->file_index];
+    size_t expected = b->valid - ETL_BUFFER_HEADER_SIZE;
+    if (reserve_payload(t, s, expected ? expected : 1)) return ETL_ERR_NOMEM;
+    if (b->flags & ETL_BUFFER_FLAG_COMPRESSED) {
+        size_t in_len = b->disk_size - ETL_BUFFER_HEADER_SIZE;
+        if (ensure(&t->scratch, &t->scratch_cap, in_len ? in_len : 1)) return ETL_ERR_NOMEM;
+        if (etl_input_read(&f->input, b->offset + ETL_BUFFER_HEADER_SIZE, t->scratch, in_len) != ETL_OK) {
+            etl_trace_diag(t, ETL_ERROR, ETL_ERR_IO, s->file_index, b->offset, "cannot read buffer");
+            return ETL_ERR_IO;
+        }
+        etl_compression_format used;
+        if (etl_decompress_etl_buffer(t->scratch, in_len, s->payload, expected, &used) != ETL_OK) {
+            etl_trace_diag(t, ETL_ERROR, ETL_ERR_DECOMPRESS, s->file_index, b->offset,
+                           "compressed buffer does not decompress to its stated %zu bytes; its events are lost",
+                           expected);
+            return ETL_ERR_DECOMPRESS;
+        }
+    } else if (etl_input_read(&f->input, b->offset + ETL_BUFFER_HEADER_SIZE, s->payload, expected) != ETL_OK) {
+        etl_trace_diag(t, ETL_ERROR, ETL_ERR_IO, s->file_index, b->offset, "cannot read buffer");
+        return ETL_ERR_IO;
+    }
+    return ETL_OK;
+}
+
 /* Loads buffers until one has a readable payload. Returns ETL_OK (has_record may be 0 at the end). */
 static int load_next_buffer(etl_trace *t, etl_stream *s)
 {
-    etl_trace_file *f = &t->files[s->file_index];
     while (s->next_buffer < s->buffer_count) {
         const etl_buffer_ref *b = &s->buffers[s->next_buffer++];
         s->current = b;
         s->pos = 0;
         s->payload_len = 0;
         t->stats.bytes_done += b->disk_size;
-        size_t expected = b->valid - ETL_BUFFER_HEADER_SIZE;
-        if (b->flags & ETL_BUFFER_FLAG_COMPRESSED) {
-            size_t in_len = b->disk_size - ETL_BUFFER_HEADER_SIZE;
-            if (ensure(&t->scratch, &t->scratch_cap, in_len ? in_len : 1) || ensure(&s->payload, &s->payload_cap, expected ? expected : 1))
-                return ETL_ERR_NOMEM;
-            if (etl_input_read(&f->input, b->offset + ETL_BUFFER_HEADER_SIZE, t->scratch, in_len) != ETL_OK) {
-                etl_trace_diag(t, ETL_ERROR, ETL_ERR_IO, s->file_index, b->offset, "cannot read buffer");
-                continue;
-            }
-            etl_compression_format used;
-            if (etl_decompress_etl_buffer(t->scratch, in_len, s->payload, expected, &used) != ETL_OK) {
-                etl_trace_diag(t, ETL_ERROR, ETL_ERR_DECOMPRESS, s->file_index, b->offset,
-                               "compressed buffer does not decompress to its stated %zu bytes; its events are lost",
-                               expected);
-                continue;
-            }
-        } else {
-            if (ensure(&s->payload, &s->payload_cap, expected ? expected : 1)) return ETL_ERR_NOMEM;
-            if (etl_input_read(&f->input, b->offset + ETL_BUFFER_HEADER_SIZE, s->payload, expected) != ETL_OK) {
-                etl_trace_diag(t, ETL_ERROR, ETL_ERR_IO, s->file_index, b->offset, "cannot read buffer");
-                continue;
-            }
-        }
-        s->payload_len = expected;
+        int rc = read_payload(t, s, b);
+        if (rc == ETL_ERR_NOMEM) return rc;
+        if (rc != ETL_OK) continue;
+        s->payload_len = b->valid - ETL_BUFFER_HEADER_SIZE;
         if (s->last_raw == 0) s->last_raw = b->timestamp;
         return ETL_OK;
     }
     s->current = NULL;
+    release_payload(t, s); /* exhausted: hold nothing */
     return ETL_OK;
 }
 
@@ -101,6 +147,35 @@ int etl_stream_start(etl_trace *t, etl_stream *s)
     int rc = load_next_buffer(t, s);
     if (rc != ETL_OK) return rc;
     return position(t, s);
+}
+
+int etl_stream_make_resident(etl_trace *t, etl_stream *s)
+{
+    if (!s->evicted) return ETL_OK;
+    s->evicted = 0;
+    int rc = read_payload(t, s, s->current);
+    if (rc == ETL_ERR_NOMEM) return rc;
+    if (rc == ETL_OK) {
+        /* Same record as before: only its pointers into the payload change. */
+        etl_event_record kept = s->record;
+        etl_trace_file *f = &t->files[s->file_index];
+        const char *why = NULL;
+        int has_ts;
+        if (etl_record_parse(s->payload, s->payload_len, s->pos, f->pointer_size, &s->record, s->items,
+                             ETL_MAX_EXTENDED_ITEMS, &s->advance, &has_ts, &why) == ETL_RECORD_OK) {
+            s->record.raw_timestamp = kept.raw_timestamp;
+            s->record.header.timestamp = kept.header.timestamp;
+            s->record.buffer_context = kept.buffer_context;
+            s->record.file_index = kept.file_index;
+            s->record.file_offset = kept.file_offset;
+            return ETL_OK;
+        }
+    }
+    /* The buffer read differently the second time (the file changed underneath): go on with the next. */
+    rc = load_next_buffer(t, s);
+    if (rc != ETL_OK) return rc;
+    rc = position(t, s);
+    return rc != ETL_OK ? rc : 1;
 }
 
 int etl_stream_next(etl_trace *t, etl_stream *s)

@@ -1,6 +1,6 @@
 /* OpenTrace / ProcessTrace / CloseTrace over one or more files: per-processor streams merged by time with a
- * binary min-heap (streaming k-way merge). Memory: one buffer per (file, processor) stream plus a small
- * per-buffer index.
+ * binary min-heap (streaming k-way merge). Memory: the current buffer of each (file, processor) stream, all
+ * together within the trace's memory budget (stream.c), plus a small per-buffer index.
  *
  * Merge order (stable and documented): the first file's log-file header record first; then by FILETIME;
  * ties by file index (order given to etl_open), then raw timestamp, then processor index, then position in
@@ -36,14 +36,6 @@ void etl_trace_diag(etl_trace *t, etl_severity severity, int code, uint32_t file
     }
     etl_diagnostic d = {severity, code, file_index, offset, text};
     t->options.on_diagnostic(&d, t->options.diagnostic_ctx);
-}
-
-static int compare_buffers(const void *a, const void *b)
-{
-    const etl_buffer_ref *x = a, *y = b;
-    if (x->processor != y->processor) return x->processor < y->processor ? -1 : 1;
-    if (x->sequence != y->sequence) return x->sequence < y->sequence ? -1 : 1;
-    return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
 /* Reads the log-file header from the first record of the file's first buffer. */
@@ -84,7 +76,12 @@ static void read_logfile_header(etl_trace *t, uint32_t fi)
                        "no log-file header (%s); timestamps are delivered raw", why);
         return;
     }
-    etl_clock_init(&f->clock, &f->header);
+    const char *unusable = etl_clock_init(&f->clock, &f->header);
+    if (unusable)
+        etl_trace_diag(t, ETL_ERROR, ETL_ERR_FORMAT, fi, b->offset + ETL_BUFFER_HEADER_SIZE,
+                       "log-file header: %s (PerfFreq %lld, CPUSpeed %u MHz); event times count 100 ns ticks "
+                       "from StartTime instead (order kept, spacing unreliable)", unusable,
+                       (long long)f->header.perf_freq, (unsigned)f->header.cpu_speed_mhz);
     t->stats.events_lost += f->header.events_lost;
     t->stats.buffers_lost += f->header.buffers_lost;
     if (f->header.end_time == 0 || f->header.buffers_written == 0)
@@ -116,7 +113,6 @@ static int build_streams(etl_trace *t)
     size_t total = 0;
     for (size_t i = 0; i < t->file_count; i++) {
         etl_trace_file *f = &t->files[i];
-        qsort(f->buffers, f->buffer_count, sizeof *f->buffers, compare_buffers);
         for (size_t k = 0; k < f->buffer_count; k++)
             if (k == 0 || f->buffers[k].processor != f->buffers[k - 1].processor) total++;
     }
@@ -147,6 +143,7 @@ int etl_open(etl_trace **out, const char *const *paths, size_t path_count, const
     etl_trace *t = calloc(1, sizeof *t);
     if (!t) return etl_error_set(err, ETL_ERR_NOMEM, paths[0], UINT64_MAX, "out of memory");
     if (options) t->options = *options;
+    t->memory_budget = ETL_DEFAULT_MEMORY_BUDGET;
     t->files = calloc(path_count, sizeof *t->files);
     if (!t->files) {
         free(t);
@@ -169,6 +166,8 @@ int etl_open(etl_trace **out, const char *const *paths, size_t path_count, const
         rc = etl_index_buffers(t, (uint32_t)i, err);
         if (rc != ETL_OK) break;
         read_logfile_header(t, (uint32_t)i);
+        rc = etl_check_buffers(t, (uint32_t)i);
+        if (rc != ETL_OK) break;
     }
     if (rc == ETL_OK) share_clock_anchor(t);
     if (rc == ETL_OK) rc = build_streams(t);
@@ -269,6 +268,20 @@ int etl_process(etl_trace *t, etl_event_fn callback, void *ctx)
     while (t->heap_count > 0) {
         size_t at = pick_tie(t, last_file);
         etl_stream *s = &t->streams[t->heap[at]];
+        int moved = etl_stream_make_resident(t, s);
+        if (moved < 0) return moved;
+        if (moved) { /* its buffer could not be read again: the stream went on to a later record */
+            if (s->has_record) {
+                heap_sift_down(t, at);
+            } else {
+                t->heap[at] = t->heap[--t->heap_count];
+                if (at < t->heap_count) {
+                    heap_sift_down(t, at);
+                    heap_sift_up(t, at);
+                }
+            }
+            continue;
+        }
         if (!skip_record(t, &s->record)) {
             t->stats.events++;
             t->stats.records_by_kind[s->record.kind]++;
@@ -327,3 +340,8 @@ int64_t etl_trace_raw_to_filetime(const etl_trace *t, size_t i, int64_t raw)
 }
 
 const etl_trace_stats *etl_trace_get_stats(const etl_trace *t) { return t ? &t->stats : NULL; }
+
+void etl_trace_set_memory_budget(etl_trace *t, size_t bytes)
+{
+    if (t) t->memory_budget = bytes ? bytes : ETL_DEFAULT_MEMORY_BUDGET;
+}

@@ -10,7 +10,9 @@
 
 enum {
     ETL_BUFFER_HEADER_SIZE = 0x48,
-    ETL_MAX_BUFFER_SIZE = 64 * 1024 * 1024,  /* sanity bound (Windows' own maximum is 16 MiB) */
+    /* Largest buffer accepted, on disk or decompressed: Windows' own maximum (16 MiB since Windows 8). A
+     * log-file header BufferSize above it is clamped to it (docs/robustness.md). */
+    ETL_MAX_BUFFER_SIZE = 16 * 1024 * 1024,
     ETL_BUFFER_FLAG_EVENTS_LOST = 0x0002,
     ETL_BUFFER_FLAG_BUFFER_LOST = 0x0004,
     ETL_BUFFER_FLAG_PROC_INDEX = 0x0020,
@@ -23,6 +25,7 @@ typedef struct etl_buffer_ref {
     uint64_t offset;        /* file offset of the buffer header */
     uint32_t disk_size;     /* bytes available on disk (BufferSize, or less for a truncated last buffer) */
     uint32_t valid;         /* valid bytes of the uncompressed buffer, header included */
+    uint32_t size;          /* the header's BufferSize field (on-disk size, compressed size if compressed) */
     int64_t sequence;
     int64_t timestamp;      /* flush time (raw), fallback for records without one */
     uint16_t processor;
@@ -38,8 +41,10 @@ typedef struct etl_trace_file {
     etl_logfile_header header;
     etl_clock clock;
     uint8_t pointer_size;
+    uint32_t buffer_bound;       /* largest decompressed buffer accepted: header BufferSize, ≤ 16 MiB */
     etl_buffer_ref *buffers;
     size_t buffer_count;
+    size_t damaged_buffers;      /* buffer slots the walk skipped with a report (zeroed or corrupt headers) */
 } etl_trace_file;
 
 /* A cursor over one processor's buffers of one file, in SequenceNumber order. */
@@ -61,6 +66,7 @@ typedef struct etl_stream {
     int64_t key_filetime;        /* merge key */
     uint64_t order;              /* records delivered from this stream so far (tie-break) */
     int force_first;             /* the first file's log-file header record: delivered before anything */
+    int evicted;                 /* payload freed to stay in the memory budget: reload before use */
 } etl_stream;
 
 struct etl_trace {
@@ -74,6 +80,8 @@ struct etl_trace {
     size_t *tie_stack;           /* scratch for pick_tie: at most one entry per stream */
     uint8_t *scratch;            /* compressed bytes of the buffer being loaded */
     size_t scratch_cap;
+    size_t memory_budget;        /* bytes of payload held by all streams together (etl_trace_set_memory_budget) */
+    size_t resident;             /* bytes of payload held now */
     etl_trace_stats stats;
     int processed;
 };
@@ -85,9 +93,16 @@ void etl_trace_diag(etl_trace *t, etl_severity severity, int code, uint32_t file
 /* Walks the buffer headers of file `file_index` (no payload read) and fills its buffer index. */
 int etl_index_buffers(etl_trace *t, uint32_t file_index, etl_error *err);
 
+/* Checks file `file_index`'s buffer index against its log-file header and drops (with a report) what must
+ * not be read: buffers above the BufferSize bound, buffers of another trace, repeated buffers; reports
+ * buffers missing at the end. Leaves the index sorted by processor, then SequenceNumber. */
+int etl_check_buffers(etl_trace *t, uint32_t file_index);
+
 /* Stream cursor: load the next buffer and position on its first record; advance to the next record.
  * Both set stream->has_record (0 when the stream is exhausted). */
 int etl_stream_start(etl_trace *t, etl_stream *s);
 int etl_stream_next(etl_trace *t, etl_stream *s);
+/* Reloads a stream whose payload was evicted (its record's pointers are valid again afterwards). */
+int etl_stream_make_resident(etl_trace *t, etl_stream *s);
 
 #endif
