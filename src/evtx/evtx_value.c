@@ -42,6 +42,19 @@ size_t evtx_put_utf16(etl_textbuf *out, const char *text, size_t max_units)
 {
     const unsigned char *s = (const unsigned char *)(text ? text : "");
     size_t left = strlen((const char *)s), units = 0;
+    /* ASCII (most names and values) straight into the buffer */
+    size_t ascii = left < max_units ? left : max_units;
+    if (etl_textbuf_reserve(out, 2 * ascii) != 0) return 0;
+    char *dst = out->data + out->length;
+    while (units < ascii && s[units] < 0x80) {
+        dst[2 * units] = (char)s[units];
+        dst[2 * units + 1] = 0;
+        units++;
+    }
+    out->length += 2 * units;
+    out->data[out->length] = '\0';
+    s += units;
+    left -= units;
     while (left > 0) {
         uint32_t cp;
         size_t used = etl_utf8_decode(s, left, &cp);
