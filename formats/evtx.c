@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etl/etl_diff.h"
 #include "evtx/evtx_binxml.h"
 #include "evtx/evtx_chunk.h"
 #include "evtx/evtx_value.h"
@@ -141,9 +142,13 @@ static void write_system(evtx_state *st, const etl_decoded_event *ev)
     element_int(e, EVTX_N_OPCODE, EVTX_UINT8, h->descriptor.opcode, 1);
     element_int(e, EVTX_N_KEYWORDS, EVTX_HEXINT64, h->descriptor.keyword, 8);
 
+    /* --stable: the stable view's time is relative to the first event (a FILETIME near 1601-01-01);
+     * --mask time: none */
     evtx_open(e, EVTX_N_TIMECREATED);
-    evtx_attr_subst(e, EVTX_N_SYSTEMTIME, EVTX_FILETIME, 0);
-    value_int(e, EVTX_FILETIME, (uint64_t)h->timestamp, 8);
+    if (!(st->options.stable & ETL_STABLE_NO_TIME)) {
+        evtx_attr_subst(e, EVTX_N_SYSTEMTIME, EVTX_FILETIME, 0);
+        value_int(e, EVTX_FILETIME, (uint64_t)h->timestamp, 8);
+    }
     evtx_end(e);
     element_int(e, EVTX_N_EVENTRECORDID, EVTX_UINT64, st->next_id, 8);
 
@@ -164,7 +169,7 @@ static void write_system(evtx_state *st, const etl_decoded_event *ev)
                                            EVTX_N_KERNELTIME, EVTX_N_USERTIME};
     const uint32_t exec_values[] = {h->process_id, h->thread_id, r->buffer_context.processor_index,
                                     h->kernel_time, h->user_time};
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < (st->options.stable ? 2 : 5); i++) {  /* --stable: no machine facts */
         evtx_attr_subst(e, exec_names[i], EVTX_UINT32, 0);
         value_int(e, EVTX_UINT32, exec_values[i], 4);
     }
@@ -417,11 +422,12 @@ static int evtx_event_cb(void *state, const etl_decoded_event *ev)
     if (st->failed) return -1;
     for (int level = 0; level <= 4; level++) {
         build(st, ev, level);
-        int rc = st->event.too_large ? 1 : evtx_event_write(&st->event, st->chunk, ev->record->header.timestamp);
+        int64_t written = st->options.stable & ETL_STABLE_NO_TIME ? 0 : ev->record->header.timestamp;
+        int rc = st->event.too_large ? 1 : evtx_event_write(&st->event, st->chunk, written);
         if (rc == 1 && !st->event.too_large && evtx_chunk_records(st->chunk) > 0) {
             /* the chunk is full: close it and try again in an empty one (same level) */
             if (flush_chunk(st) != 0) break;
-            rc = evtx_event_write(&st->event, st->chunk, ev->record->header.timestamp);
+            rc = evtx_event_write(&st->event, st->chunk, written);
         }
         if (rc == 0) {
             if (level > 0) st->truncated++;

@@ -102,3 +102,11 @@ if [ -f "$W" ]; then
   $COMPARE "$T/w.xml" "$T/w.evtx" > "$T/w.cmp" 2>&1; ok $? "WPP with TMF: DebugData (flags, level, component, function, message) as in the XML ($(head -1 "$T/w.cmp"))"
   test "$(grep -c '<FileLine>[A-Za-z]' "$T/w.xml")" -gt 40; ok $? "... the messages were decoded (FileLine filled)"
 fi
+
+# --- --stable (trace diffing): the stable view, byte-identical across time zones and locales -------------
+$ETLCONV -q $K --stable -o "$T/s.xml"; $ETLCONV -q $K --stable -of evtx -o "$T/s1.evtx"
+TZ=Asia/Kolkata LC_ALL=C $ETLCONV -q $K --stable -of evtx -o "$T/s2.evtx"
+cmp -s "$T/s1.evtx" "$T/s2.evtx"; ok $? "--stable: same bytes in another time zone and locale"
+$COMPARE "$T/s.xml" "$T/s1.evtx" --python edges > "$T/s.cmp" 2>&1; ok $? "--stable: records equal the stable XML (relative times, P/T ordinals) ($(head -1 "$T/s.cmp"))"
+$ETLCONV -q $P --stable --mask time -of evtx -o "$T/nt.evtx"
+evtxexport -f xml "$T/nt.evtx" 2>/dev/null | grep -c '<TimeCreated/>' > "$T/nt"; check "$(cat "$T/nt")" 7 "--mask time: TimeCreated without a time in all 7 records"

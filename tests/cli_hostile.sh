@@ -97,8 +97,8 @@ cp testdata/schemas/real-man/windows-driver-samples/UfxClientSample.man "$T/mdir
 cp "$T/amp.man" "$T/outside.man"; ln -s ../outside.man "$T/mdir/link.man"
 $ETLCONV --no-trace-schemas --manifest "$T/mdir" -of json $P > "$T/m.json" 2> "$T/err"; check $? 1 "--manifest DIR with a link leaving it: exit 1"
 grep -q "link.man: symbolic link to .*outside.man, outside the folder" "$T/err"; ok $? "... the link is reported"
-check "$(grep -c '"N":"' "$T/m.json")" 0 "... and the manifest behind it was not loaded"
+check "$(grep -c '"N":' "$T/m.json")" 0 "... and the manifest behind it was not loaded"
 # a link that stays inside the folder is followed
 cp "$T/amp.man" "$T/mdir2/sub/real.xml"; ln -s sub/real.xml "$T/mdir2/link.man"
 $ETLCONV -q --no-trace-schemas --manifest "$T/mdir2" -of json $P > "$T/m2.json"
-check "$(grep -c '"N":"' "$T/m2.json")" 5 "a link inside the folder is followed"
+check "$(grep -c '"N":' "$T/m2.json")" 5 "a link inside the folder is followed"

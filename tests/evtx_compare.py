@@ -20,7 +20,7 @@ Normalisation (what differs only in how a reader prints a value, never in the va
   * GUIDs, hex numbers and booleans compare case-insensitively; numbers compare as integers (decimal or
     0x-hex, modulo 2^64: a signed 64-bit value printed unsigned is the same bits);
   * floats compare as numbers (relative difference below 1e-6: readers print fewer digits);
-  * times compare as instants: 100 ns where the reader prints 7+ digits (libevtx), microseconds for
+  * times compare as instants (--stable's "+S.fffffff" counts from 1601-01-01, where EVTX's FILETIME puts it): 100 ns where the reader prints 7+ digits (libevtx), microseconds for
     python-evtx, which prints datetime.isoformat; TimeCreated from python-evtx is also compared to 100 ns
     from the raw FILETIME of its substitution value;
   * binary values compare as bytes (etlconv XML: hex; libevtx: hex; python-evtx: base64);
@@ -177,6 +177,9 @@ def as_int(s):
 
 
 def as_ns(s):
+    m = re.match(r'^\+(\d+)\.(\d{1,9})$', s)  # --stable: seconds from the first event
+    if m:
+        return int(m.group(1)) * 10**9 + int((m.group(2) + '000000000')[:9]), len(m.group(2))
     m = TIME_RE.match(s)
     if not m:
         return None, 0

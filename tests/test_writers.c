@@ -668,6 +668,7 @@ static void test_registry(void **state)
     assert_non_null(etl_writer_format_find("EVTX"));
     assert_string_equal(etl_writer_format_find("evtx")->extension, ".evtx");
     assert_null(etl_writer_format_find("bogus"));
+    assert_non_null(etl_writer_format_find("baseline"));
     assert_null(etl_writer_format_at(etl_writer_format_count()));
 }
 
