@@ -19,6 +19,7 @@ extern const etl_writer_format etl_writer_csv_split;
 extern const etl_writer_format etl_writer_jsonl_split;
 extern const etl_writer_format etl_writer_ecs;
 /* -- issue 16 (evtx) writers below; keep this line -- */
+extern const etl_writer_format etl_writer_evtx;
 /* -- issue 17 (net) writers below; keep this line -- */
 extern const etl_writer_format etl_writer_pcapng;
 /* -- issue 18 (wpp) writers below; keep this line -- */
@@ -39,6 +40,7 @@ static const etl_writer_format *const formats[] = {
     &etl_writer_jsonl_split,
     &etl_writer_ecs,
     /* -- issue 16 (evtx) writers below; keep this line -- */
+    &etl_writer_evtx,
     /* -- issue 17 (net) writers below; keep this line -- */
     &etl_writer_pcapng,
     /* -- issue 18 (wpp) writers below; keep this line -- */

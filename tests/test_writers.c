@@ -662,10 +662,12 @@ static void test_registry(void **state)
 {
     (void)state;
     static const char *const names[] = {"xml", "csv", "table", "jsonl", "summary"};
-    assert_true(etl_writer_format_count() >= 5);  /* the tracerpt writers first; each issue appends its own */
+    assert_true(etl_writer_format_count() >= 6);  /* the tracerpt writers first; each issue appends its own */
     for (size_t i = 0; i < 5; i++) assert_string_equal(etl_writer_format_at(i)->name, names[i]);
     assert_ptr_equal(etl_writer_format_find("JSON"), etl_writer_format_find("jsonl"));
-    assert_null(etl_writer_format_find("evtx"));
+    assert_non_null(etl_writer_format_find("EVTX"));
+    assert_string_equal(etl_writer_format_find("evtx")->extension, ".evtx");
+    assert_null(etl_writer_format_find("bogus"));
     assert_non_null(etl_writer_format_find("baseline"));
     assert_null(etl_writer_format_at(etl_writer_format_count()));
 }

@@ -59,6 +59,10 @@ typedef struct etl_writer_options {
     const char *split_dir;   /* --split DIR: the split writers' output folder */
     unsigned split_max_open; /* --split-max-open N: files kept open at once (0: the default, 64) */
     /* -- issue 16 (evtx) members below; keep this line -- */
+    /* Optional positional write into the sink's destination (called with the sink's ctx; `offset` counts
+     * from the first byte the sink received). Writers that fill in a header last (EVTX) use it; when NULL
+     * (pipes, compressed output) they spool to a temporary file and write everything at the end. */
+    int (*sink_write_at)(void *ctx, uint64_t offset, const void *data, size_t length);
     /* -- issue 17 (net) members below; keep this line -- */
     int pcapng_events;       /* pcapng: non-packet events as systemd journal export blocks between packets */
     /* -- issue 18 (wpp) members below; keep this line -- */

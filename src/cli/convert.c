@@ -127,6 +127,7 @@ static etl_writer *start_writer(const char *name, const etl_writer_options *writ
 {
     etl_writer_options options = *writer;
     options.trace = trace;  /* TimerResolution: KernelTime/UserTime in ms */
+    options.sink_write_at = etlconv_output_write_at(out);
     etl_writer *w = etl_writer_new(etl_writer_format_find(name), etlconv_output_sink(out), &options);
     if (!w) {
         fprintf(stderr, "etlconv: out of memory\n");

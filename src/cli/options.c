@@ -174,6 +174,7 @@ static void infer_format(etlconv_options *o)
         {".csv", "csv"}, {".jsonl", "jsonl"}, {".json", "jsonl"}, {".txt", "table"}, {".tsv", "table"},
         {".xml", "xml"},
         {".pcapng", "pcapng"},
+        {".evtx", "evtx"},
     };
     size_t n = strlen(o->output);
     if (n > 3 && strcasecmp(o->output + n - 3, ".gz") == 0) n -= 3;
@@ -244,7 +245,6 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
                     o->format = etl_writer_format_find("xml");
                     continue;
                 }
-                if (strcasecmp(v, "evtx") == 0) return fail("%s", "EVTX output is not supported (use XML)");
                 return fail("unknown format '%s' (XML, CSV, TABLE, JSON or SUMMARY)", v);
             }
         } else if ((v = match(a, "-summary|--summary"))) {
@@ -486,6 +486,11 @@ void etlconv_print_help(FILE *out)
           "etlconv schemas [TRACE...] [-import FILE|DIR...] [-of text|json|manifest] [-o FILE] [--info]\n"
           "                          list providers, events and fields of traces and schema files\n"
           /* -- issue 16 (evtx) help lines below; keep this line -- */
+          "EVTX:\n"
+          "  -of EVTX, -o FILE.evtx  Windows event log, as tracerpt -of EVTX: Event Viewer, Get-WinEvent and\n"
+          "                          the EVTX tools (python-evtx, evtxexport, evtx, chainsaw) read it; typed\n"
+          "                          EventData, templates per event layout, 64 KiB chunks; to stdout or .gz\n"
+          "                          it is spooled to a temporary file first\n"
           /* -- issue 17 (net) help lines below; keep this line -- */
           "Network captures:\n"
           "  -of pcapng              the packets (pktmon, NDIS-PacketCapture, VMSwitch, NdisWan) as pcapng;\n"

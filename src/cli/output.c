@@ -197,6 +197,36 @@ etlconv_output *etlconv_output_open(const char *path, int overwrite)
     return o;
 }
 
+static int file_write_at(void *ctx, uint64_t offset, const void *data, size_t length)
+{
+    etlconv_output *o = ctx;
+    if (fflush(o->file) != 0) return write_failed(o, errno);
+    const char *p = data;
+    off_t at = o->base + (off_t)offset;
+    while (length > 0) {
+        ssize_t n = pwrite(fileno(o->file), p, length, at);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return write_failed(o, n < 0 ? errno : EIO);
+        p += n;
+        at += n;
+        length -= (size_t)n;
+    }
+    return 0;
+}
+
+etlconv_write_at_fn etlconv_output_write_at(etlconv_output *o)
+{
+    if (o->gz || !o->file) return NULL;
+    int fd = fileno(o->file);
+    struct stat st;
+    int flags = fcntl(fd, F_GETFL);
+    /* a pipe, terminal or device cannot seek; with O_APPEND (">>") pwrite would append */
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || flags < 0 || (flags & O_APPEND)) return NULL;
+    if (fflush(o->file) != 0) return NULL;
+    o->base = lseek(fd, 0, SEEK_CUR);
+    return o->base < 0 ? NULL : file_write_at;
+}
+
 const etl_sink *etlconv_output_sink(etlconv_output *o)
 {
     return &o->sink;

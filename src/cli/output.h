@@ -12,6 +12,11 @@ typedef struct etlconv_output etlconv_output;
 /* path NULL or "-": stdout. Returns NULL after printing a one-line error. */
 etlconv_output *etlconv_output_open(const char *path, int overwrite);
 const etl_sink *etlconv_output_sink(etlconv_output *out);
+/* Positional writes for an output that can seek (a plain file, or stdout redirected to one without ">>"),
+ * NULL otherwise (pipes, devices, ".gz"); called with the sink's ctx, offsets count from the first byte
+ * written to the output (etl_writer_options.sink_write_at). */
+typedef int (*etlconv_write_at_fn)(void *ctx, uint64_t offset, const void *data, size_t length);
+etlconv_write_at_fn etlconv_output_write_at(etlconv_output *out);
 /* The stdio stream behind an uncompressed output (for APIs that take a FILE*), NULL for ".gz". */
 FILE *etlconv_output_stream(etlconv_output *out);
 /* Finishes the file (flush, close, fsync) and names it. Returns 0, or -1 after printing an error (the file is

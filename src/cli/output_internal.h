@@ -17,6 +17,7 @@ struct etlconv_output {
     int overwrite;
     int write_failed;
     etl_sink sink;
+    off_t base;        /* file offset of the first byte written (positional writes count from there) */
     struct etlconv_output *next_pending;
 };
 

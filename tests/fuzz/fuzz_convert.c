@@ -1,7 +1,7 @@
 /* libFuzzer target for the whole conversion pipeline (built by `make fuzz`, never by `make check`): the input
  * is an .etl file; every record is decoded (with the schemas the trace itself carries: TraceLogging metadata,
  * EventSource manifests, kernel MOF tables) and written by every output format into a sink that discards the
- * bytes (pcapng included: its packet extraction and journal blocks). The last input byte picks writer options. Seeds: tests/fuzz/seeds.sh reader. */
+ * bytes (pcapng included: its packet extraction and journal blocks; EVTX through both of its file paths). The last input byte picks writer options. Seeds: tests/fuzz/seeds.sh reader. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +25,16 @@ static int discard(void *ctx, const void *bytes, size_t length)
     if (length && !bytes)
         abort();
     sink_bytes += length;
+    return 0;
+}
+
+/* EVTX rewrites its file header in place at the end when the sink can take positional writes; without,
+ * it spools to a temporary file: the input's last byte picks which path runs. */
+static int discard_at(void *ctx, uint64_t offset, const void *bytes, size_t length)
+{
+    (void)ctx;
+    if ((length && !bytes) || offset + length > sink_bytes)
+        abort();  /* a positional write must land on bytes already written */
     return 0;
 }
 
@@ -66,7 +76,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     etl_writer_options options = {.raw_timestamps = (mode & 2) != 0, .best_effort = (mode & 4) != 0,
                                   .csv_compat = (mode & 8) != 0, .table_columns = (mode >> 4) & 0x1F,
-                                  .pcapng_events = (mode & 0x40) != 0};
+                                  .pcapng_events = (mode & 0x40) != 0,
+                                  .sink_write_at = (mode & 0x80) ? discard_at : NULL};
     etl_sink sink = {discard, NULL};
     for (size_t i = 0; i < etl_writer_format_count() && r.writer_count < MAX_WRITERS; i++) {
         etl_writer *w = etl_writer_new(etl_writer_format_at(i), &sink, &options);

@@ -1,0 +1,112 @@
+#!/bin/sh
+# EVTX output (-of EVTX) checked by readers nobody here wrote: libevtx's evtxinfo/evtxexport and
+# python-evtx, with tests/evtx_compare.py (CRC32s recomputed with zlib on every chunk; per record provider,
+# ids, level, task, opcode, keywords, time to 100 ns, pid/tid and payload values against etlconv's own XML
+# of the same trace; its docstring lists the normalisation).
+#
+# Every corpus trace: EVTX structure and CRCs, evtxinfo without error and with the XML's record count.
+# Record-by-record comparison on every trace up to 20000 events: evtxexport on every record, python-evtx on
+# every record of traces up to 300 events and on the first and last chunk of the others (python-evtx
+# reads ~100 records/s). tests/evtx_corpus_full.sh runs both readers on every record of every trace (long;
+# outside make check).
+. tests/tap_helpers.sh
+COMPARE="/usr/bin/python3 tests/evtx_compare.py"
+CORPUS=../shared/corpus
+[ -d "$CORPUS" ] || CORPUS=testdata
+
+count_events() { grep -c '^<Event xmlns=' "$1"; }
+
+for f in $(find "$CORPUS" -name '*.etl.gz' | sort) "$CORPUS/etwanalyzer/empty.etl"; do
+  [ -f "$f" ] || continue
+  b=$(basename "$f" .etl.gz)
+  # one pass writes the EVTX and the summary (its event total is what the EVTX must hold)
+  $ETLCONV -q "$f" -of EVTX -o "$T/$b.evtx" -summary "$T/$b.sum" 2>"$T/$b.err"
+  rc=$?
+  if [ ! -s "$T/$b.sum" ]; then  # unreadable input (the 0-byte file): fails as XML does, writes nothing
+    $ETLCONV -q "$f" -o "$T/$b.xml" 2>/dev/null
+    check "$rc:$(test -e "$T/$b.evtx"; echo $?)" "$?:1" "$b: EVTX fails like XML (exit $rc), no file left"
+    continue
+  fi
+  ne=$(sed -n 's/^Total Events  Processed //p' "$T/$b.sum")
+  evtxinfo "$T/$b.evtx" > "$T/$b.info" 2> "$T/$b.infoerr"
+  check "$?:$(wc -c < "$T/$b.infoerr")" "0:0" "$b: evtxinfo reports no error"
+  check "$(sed -n 's/^[[:space:]]*Number of records[[:space:]]*: //p' "$T/$b.info")" "$ne" "$b: evtxinfo counts $ne records"
+  if [ "$ne" -gt 20000 ]; then
+    # large traces: structure and CRCs of every chunk here; records: tests/evtx_corpus_full.sh
+    $COMPARE - "$T/$b.evtx" --records "$ne" > "$T/$b.cmp" 2>&1
+    ok $? "$b: CRCs and structure of every chunk, $ne records"
+  else
+    $ETLCONV -q "$f" -o "$T/$b.xml" 2>/dev/null
+    check "$rc" "$?" "$b: EVTX exit status as XML's"
+    if [ "$ne" -le 300 ]; then py=all; else py=edges; fi
+    $COMPARE "$T/$b.xml" "$T/$b.evtx" --python $py > "$T/$b.cmp" 2>&1
+    ok $? "$b: CRCs and structure; every record (libevtx) equals etlconv's XML (python-evtx: $py)"
+  fi
+  grep -q 'errors=0' "$T/$b.cmp" || sed 's/^/# /' "$T/$b.cmp" | head -8
+  rm -f "$T/$b.xml" "$T/$b.evtx"
+done
+
+P=testdata/perfview/primitive-types.etl.gz
+K=testdata/tx/KernelNetwork.etl.gz
+[ -f "$K" ] || K=$CORPUS/tx/KernelNetwork.etl.gz
+
+# --- outputs: file, stdout to a file, stdout to a pipe (spooled), gzip, protection, --each ------------------
+$ETLCONV -q $P -of evtx -o "$T/p.evtx"; check $? 0 "-of evtx -o FILE"
+$ETLCONV -q $P -o "$T/p2.evtx"; cmp -s "$T/p.evtx" "$T/p2.evtx"; ok $? "-o FILE.evtx picks EVTX"
+$ETLCONV -q $P -of EVTX > "$T/p3.evtx"; cmp -s "$T/p.evtx" "$T/p3.evtx"; ok $? "stdout redirected to a file: same bytes"
+$ETLCONV -q $P -of EVTX | cat > "$T/p4.evtx"; cmp -s "$T/p.evtx" "$T/p4.evtx"; ok $? "stdout to a pipe (spooled): same bytes"
+$ETLCONV -q $P -of EVTX -o "$T/p5.evtx.gz"; gzip -dc "$T/p5.evtx.gz" | cmp -s "$T/p.evtx" -; ok $? ".evtx.gz: same bytes compressed"
+echo precious > "$T/keep.evtx"
+$ETLCONV -q $P -o "$T/keep.evtx" 2>/dev/null; check $? 2 "refuses to overwrite without -y"
+check "$(cat "$T/keep.evtx")" precious "existing file untouched"
+$ETLCONV -q $P -o "$T/keep.evtx" -y; cmp -s "$T/p.evtx" "$T/keep.evtx"; ok $? "-y overwrites"
+mkdir "$T/each"
+$ETLCONV -q $P $K --each -of evtx -o "$T/each/"; check $? 0 "--each -of evtx"
+check "$(ls "$T/each" | tr '\n' ' ')" "KernelNetwork.evtx primitive-types.evtx " "--each writes NAME.evtx per input"
+cmp -s "$T/p.evtx" "$T/each/primitive-types.evtx"; ok $? "--each output equals the single conversion"
+check "$(ls -A "$T" | grep -c '^\.')" 0 "no temporary files left"
+$ETLCONV -q $P -of evtx -o "$T/det.evtx"; cmp -s "$T/p.evtx" "$T/det.evtx"; ok $? "deterministic: two runs, same bytes"
+
+# --- merge and filters: same events as the XML of the same command ----------------------------------------
+$ETLCONV -q $P $K -o "$T/m.xml"; $ETLCONV -q $P $K -of evtx -o "$T/m.evtx"
+$COMPARE "$T/m.xml" "$T/m.evtx" --python none --libevtx yes > "$T/m.cmp" 2>&1; ok $? "two inputs merged in time order: records equal the XML ($(cat "$T/m.cmp" | head -1))"
+$ETLCONV -q $K --event 10,11 --pid 4 -o "$T/f.xml"; $ETLCONV -q $K --event 10,11 --pid 4 -of evtx -o "$T/f.evtx"
+$COMPARE "$T/f.xml" "$T/f.evtx" --python edges > "$T/f.cmp" 2>&1; ok $? "filters: records equal the filtered XML ($(head -1 "$T/f.cmp"))"
+
+# --- damaged input: a valid EVTX of what could be read --------------------------------------------------
+gzip -dc "$K" > "$T/k.etl"
+head -c 500000 "$T/k.etl" > "$T/trunc.etl"
+$ETLCONV -q "$T/trunc.etl" -o "$T/trunc.xml" 2>/dev/null; $ETLCONV -q "$T/trunc.etl" -of evtx -o "$T/trunc.evtx" 2>/dev/null
+test -s "$T/trunc.evtx"; ok $? "truncated input: EVTX written"
+$COMPARE "$T/trunc.xml" "$T/trunc.evtx" --python edges > "$T/t.cmp" 2>&1; ok $? "truncated input: valid EVTX with every event read ($(head -1 "$T/t.cmp"))"
+cp "$T/k.etl" "$T/bad.etl"
+for off in 245832 491592 737352; do  # 0xFF over the first record header of three 8 KiB buffers
+  printf '\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377' |
+    dd of="$T/bad.etl" bs=1 seek=$off conv=notrunc 2>/dev/null
+done
+$ETLCONV -q "$T/bad.etl" -o "$T/bad.xml" 2>/dev/null; $ETLCONV -q "$T/bad.etl" -of evtx -o "$T/bad.evtx" 2>/dev/null
+$COMPARE "$T/bad.xml" "$T/bad.evtx" --python edges > "$T/b.cmp" 2>&1; ok $? "corrupted input: valid EVTX with every event read ($(head -1 "$T/b.cmp"))"
+test "$(grep -c '^<Event xmlns=' "$T/bad.xml")" -lt 8924; ok $? "... and the damage did cost events (fewer than the 8924 of the intact trace)"
+
+# --- the comparer itself must catch a wrong file ---------------------------------------------------------
+cp "$T/p.evtx" "$T/flip.evtx"
+printf 'X' | dd of="$T/flip.evtx" bs=1 seek=5000 conv=notrunc 2>/dev/null
+$ETLCONV -q $P -o "$T/p.xml"
+$COMPARE "$T/p.xml" "$T/flip.evtx" --python none --libevtx no > "$T/flip.cmp" 2>&1; check $? 1 "a flipped byte fails the CRC check"
+grep -q "event records CRC32" "$T/flip.cmp"; ok $? "... and names the chunk's event records CRC32"
+
+# --- WPP messages decoded with their TMF: DebugData filled in, as in the XML ------------------------------
+W=$CORPUS/findneedle/wppemitter-sample.etl.gz
+if [ -f "$W" ]; then
+  $ETLCONV -q "$W" -tp "$CORPUS/findneedle/tmf" -o "$T/w.xml"; $ETLCONV -q "$W" -tp "$CORPUS/findneedle/tmf" -of evtx -o "$T/w.evtx"
+  $COMPARE "$T/w.xml" "$T/w.evtx" > "$T/w.cmp" 2>&1; ok $? "WPP with TMF: DebugData (flags, level, component, function, message) as in the XML ($(head -1 "$T/w.cmp"))"
+  test "$(grep -c '<FileLine>[A-Za-z]' "$T/w.xml")" -gt 40; ok $? "... the messages were decoded (FileLine filled)"
+fi
+
+# --- --stable (trace diffing): the stable view, byte-identical across time zones and locales -------------
+$ETLCONV -q $K --stable -o "$T/s.xml"; $ETLCONV -q $K --stable -of evtx -o "$T/s1.evtx"
+TZ=Asia/Kolkata LC_ALL=C $ETLCONV -q $K --stable -of evtx -o "$T/s2.evtx"
+cmp -s "$T/s1.evtx" "$T/s2.evtx"; ok $? "--stable: same bytes in another time zone and locale"
+$COMPARE "$T/s.xml" "$T/s1.evtx" --python edges > "$T/s.cmp" 2>&1; ok $? "--stable: records equal the stable XML (relative times, P/T ordinals) ($(head -1 "$T/s.cmp"))"
+$ETLCONV -q $P --stable --mask time -of evtx -o "$T/nt.evtx"
+evtxexport -f xml "$T/nt.evtx" 2>/dev/null | grep -c '<TimeCreated/>' > "$T/nt"; check "$(cat "$T/nt")" 7 "--mask time: TimeCreated without a time in all 7 records"

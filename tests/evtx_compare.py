@@ -1,0 +1,339 @@
+#!/usr/bin/python3
+"""Checks an EVTX file etlconv wrote against etlconv's own XML of the same trace, with readers nobody here
+wrote: libevtx's evtxexport (-f xml) and python-evtx (module Evtx), plus the CRC32s recomputed with zlib.
+
+usage: evtx_compare.py XML EVTX [--python all|edges|none] [--libevtx yes|no]
+  XML may be '-' with --records N: structure and CRC checks only, against N records
+  --python edges: python-evtx reads only the first and the last chunk (it reads ~100 records/s)
+
+Structure checks (every chunk): "ElfFile"/"ElfChnk" signatures, file header CRC32 over bytes 0-119, chunk
+header CRC32 over bytes 0-119 + 128-511, event records CRC32 over 512..free space offset, chunk record
+numbers consecutive from 1, chunk count and next record id in the file header, file flagged clean.
+
+Per record, for each reader: provider name and GUID, EventID, Version, Level, Task, Opcode, Keywords,
+TimeCreated (to 100 ns), ProcessID, ThreadID, and the payload as (path, value) pairs: EventData/Data
+(ComplexData names joined with '/'), the bare string-only Data, BinaryEventData, ProcessingErrorData
+(ErrorCode, EventPayload), DebugData (SequenceNumber, FlagsName, LevelName, Component, FileLine, Function, Message).
+
+Normalisation (what differs only in how a reader prints a value, never in the value):
+  * an absent attribute or element equals an empty one (readers leave out null optional values);
+  * GUIDs, hex numbers and booleans compare case-insensitively; numbers compare as integers (decimal or
+    0x-hex, modulo 2^64: a signed 64-bit value printed unsigned is the same bits);
+  * floats compare as numbers (relative difference below 1e-6: readers print fewer digits);
+  * times compare as instants (--stable's "+S.fffffff" counts from 1601-01-01, where EVTX's FILETIME puts it): 100 ns where the reader prints 7+ digits (libevtx), microseconds for
+    python-evtx, which prints datetime.isoformat; TimeCreated from python-evtx is also compared to 100 ns
+    from the raw FILETIME of its substitution value;
+  * binary values compare as bytes (etlconv XML: hex; libevtx: hex; python-evtx: base64);
+  * line ends compare as LF (libevtx writes a value's CR raw, and XML parsers turn CR LF into LF);
+  * characters XML 1.0 forbids (C0 controls) and U+FFFD are dropped from both sides (etlconv's XML writes
+    U+FFFD for them, python-evtx drops them).
+Known reader bugs accounted for (checked against the other reader and etlconv's XML, which agree):
+  * libevtx 20181227 prints negative Int8/16/32 values as minus the value with the sign bit cleared
+    (-51 as Int16 prints "-32717"): "-m" is accepted for v when v == -(2^k - m), k in 7/15/31;
+  * python-evtx prints a SYSTEMTIME's milliseconds as microseconds (".799" as ".000799"), and converts
+    FILETIMEs through a float (seconds since 1601 in a double), up to 4 us off (its raw 100 ns TimeCreated value is compared exactly).
+"""
+import base64
+import datetime
+import re
+import struct
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+import zlib
+
+NS = '{http://schemas.microsoft.com/win/2004/08/events/event}'
+BAD_CHARS = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ufffd]')
+TIME_RE = re.compile(r'^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:\.(\d+))?Z?$')
+EPOCH = datetime.datetime(1601, 1, 1)
+
+
+def local(tag):
+    return tag.rsplit('}', 1)[-1]
+
+
+def child(elem, name):
+    for c in elem:
+        if local(c.tag) == name:
+            return c
+    return None
+
+
+def text_of(elem):
+    return '' if elem is None or elem.text is None else elem.text
+
+
+# ---- structure ----------------------------------------------------------------------------------------
+
+def check_structure(path, expected_records, errors):
+    data = open(path, 'rb').read()
+    if len(data) < 4096 or data[:8] != b'ElfFile\x00':
+        errors.append('file header signature')
+        return 0
+    first, last, next_id, hsize, minor, major, block, count = struct.unpack_from('<QQQIHHHH', data, 8)
+    flags, crc = struct.unpack_from('<II', data, 120)
+    if crc != zlib.crc32(data[:120]):
+        errors.append('file header CRC32')
+    if (hsize, major, minor, block) != (128, 3, 1, 4096):
+        errors.append('file header size/version/block %r' % ((hsize, major, minor, block),))
+    if flags != 0:
+        errors.append('file flags 0x%x (not clean)' % flags)
+    chunks = (len(data) - 4096) // 65536
+    if (len(data) - 4096) % 65536:
+        errors.append('file size is not header + whole chunks')
+    if count != min(chunks, 0xFFFF) or (chunks and (first, last) != (0, chunks - 1)):
+        errors.append('chunk count %d/%d..%d, file has %d' % (count, first, last, chunks))
+    record = 1
+    for i in range(chunks):
+        c = data[4096 + 65536 * i: 4096 + 65536 * (i + 1)]
+        if c[:8] != b'ElfChnk\x00':
+            errors.append('chunk %d signature' % i)
+            continue
+        fnum, lnum, fid, lid, csize, last_off, free_off, rec_crc = struct.unpack_from('<QQQQIIII', c, 8)
+        hcrc = struct.unpack_from('<I', c, 124)[0]
+        if hcrc != zlib.crc32(c[:120] + c[128:512]):
+            errors.append('chunk %d header CRC32' % i)
+        if not 512 < free_off <= 65536 or rec_crc != zlib.crc32(c[512:free_off]):
+            errors.append('chunk %d event records CRC32' % i)
+            continue
+        if (fnum, fid) != (record, record) or lnum != lid or csize != 128:
+            errors.append('chunk %d record numbers %d..%d, expected first %d' % (i, fnum, lnum, record))
+        off, n = 512, 0
+        while off < free_off:
+            magic, size, rid = struct.unpack_from('<IIQ', c, off)
+            if magic != 0x2a2a or size < 28 or off + size > free_off or \
+               struct.unpack_from('<I', c, off + size - 4)[0] != size or rid != record + n:
+                errors.append('chunk %d record at 0x%x' % (i, off))
+                break
+            last_seen = off
+            off += size
+            n += 1
+        if n and last_seen != last_off:
+            errors.append('chunk %d last record offset' % i)
+        if n != lnum - fnum + 1:
+            errors.append('chunk %d holds %d records, header says %d' % (i, n, lnum - fnum + 1))
+        record += n
+    if next_id != record:
+        errors.append('next record id %d, expected %d' % (next_id, record))
+    if record - 1 != expected_records:
+        errors.append('%d records, etlconv XML has %d' % (record - 1, expected_records))
+    return chunks
+
+
+# ---- canonical events -------------------------------------------------------------------------------
+
+def payload(event):
+    out = []
+
+    def walk(elem, prefix):
+        for c in elem:
+            name = local(c.tag)
+            if name == 'Data':
+                out.append((prefix + c.get('Name', ''), text_of(c)))
+            elif name == 'ComplexData':
+                walk(c, prefix + c.get('Name', '') + '/')
+    for part in event:
+        name = local(part.tag)
+        if name == 'EventData':
+            walk(part, '')
+        elif name == 'Data':  # etlconv's XML: tracerpt's bare string-only Data
+            out.append(('', text_of(part)))
+        elif name == 'BinaryEventData':
+            out.append(('BinaryEventData', text_of(part)))
+        elif name == 'ProcessingErrorData':
+            out.append(('ErrorCode', text_of(child(part, 'ErrorCode'))))
+            out.append(('EventPayload', text_of(child(part, 'EventPayload'))))
+        elif name == 'DebugData':
+            for name in ('SequenceNumber', 'FlagsName', 'LevelName', 'Component', 'FileLine', 'Function',
+                         'Message'):
+                out.append((name, text_of(child(part, name))))
+    return out
+
+
+def canon(event):
+    system = child(event, 'System')
+    g = lambda name: child(system, name)
+    prov = g('Provider')
+    execution = g('Execution')
+    return {
+        'provider': prov.get('Name', '') if prov is not None else '',
+        'guid': prov.get('Guid', '') if prov is not None else '',
+        'id': text_of(g('EventID')), 'version': text_of(g('Version')), 'level': text_of(g('Level')),
+        'task': text_of(g('Task')), 'opcode': text_of(g('Opcode')), 'keywords': text_of(g('Keywords')),
+        'time': g('TimeCreated').get('SystemTime', '') if g('TimeCreated') is not None else '',
+        'pid': execution.get('ProcessID', '') if execution is not None else '',
+        'tid': execution.get('ThreadID', '') if execution is not None else '',
+        'payload': payload(event),
+    }
+
+
+# ---- value comparison ------------------------------------------------------------------------------
+
+def as_int(s):
+    try:
+        return int(s, 0) if re.match(r'^-?(0[xX][0-9a-fA-F]+|\d+)$', s) else None
+    except ValueError:
+        return int(s, 10) if re.match(r'^-?\d+$', s) else None
+
+
+def as_ns(s):
+    m = re.match(r'^\+(\d+)\.(\d{1,9})$', s)  # --stable: seconds from the first event
+    if m:
+        return int(m.group(1)) * 10**9 + int((m.group(2) + '000000000')[:9]), len(m.group(2))
+    m = TIME_RE.match(s)
+    if not m:
+        return None, 0
+    y, mo, d, h, mi, se, frac = m.groups()
+    try:
+        t = datetime.datetime(int(y), int(mo), int(d), int(h), int(mi), int(se))
+    except ValueError:
+        return None, 0
+    frac = frac or ''
+    ns = int((frac + '000000000')[:9])
+    return (t - EPOCH) // datetime.timedelta(seconds=1) * 10**9 + ns, len(frac)
+
+
+def as_bytes(s, b64):
+    t = s[2:] if s[:2] in ('0x', '0X') else s
+    if re.match(r'^([0-9a-fA-F]{2})*$', t):
+        hexval = bytes.fromhex(t)
+    else:
+        hexval = None
+    if b64:
+        try:
+            return base64.b64decode(s, validate=True), hexval
+        except Exception:
+            pass
+    return hexval, None
+
+
+def line_ends(s):
+    return s.replace('\r\n', '\n').replace('\r', '\n')
+
+
+def same(ref, got, reader):
+    ref, got = line_ends(BAD_CHARS.sub('', ref)), line_ends(BAD_CHARS.sub('', got))
+    if ref == got or ref.lower() == got.lower():
+        return True
+    a, b = as_int(ref), as_int(got)
+    if a is not None and b is not None:
+        if a % 2**64 == b % 2**64:
+            return True
+        if reader == 'libevtx' and b < 0 and any(a == -(2**k + b) for k in (7, 15, 31)):
+            return True
+    ta, _ = as_ns(ref)
+    tb, digits = as_ns(got)
+    if ta is not None and tb is not None:
+        if ta == tb or (digits <= 6 and abs(ta // 1000 - tb // 1000) <= (4 if reader == 'python-evtx' else 0)):
+            return True
+        # python-evtx: SYSTEMTIME milliseconds printed as microseconds
+        if reader == 'python-evtx' and ta % 10**6 == 0 and tb // 1000 % 10**6 == (ta // 10**6) % 1000 \
+                and ta // 10**9 == tb // 10**9:
+            return True
+    try:
+        fa, fb = float(ref), float(got)
+        if fa == fb or (fa != 0 and abs(fa - fb) / abs(fa) < 1e-6) or (fa != fa and fb != fb):
+            return True
+    except ValueError:
+        pass
+    ba, _ = as_bytes(ref, False)
+    bb, bb_hex = as_bytes(got, reader == 'python-evtx')
+    if ba is not None and (ba == bb or ba == bb_hex):
+        return True
+    return False
+
+
+def compare(ref, got, reader, index, errors):
+    for key in ('provider', 'guid', 'id', 'version', 'level', 'task', 'opcode', 'keywords', 'pid', 'tid'):
+        if not same(ref[key], got[key], reader):
+            errors.append('%s record %d: %s %r != %r' % (reader, index + 1, key, ref[key], got[key]))
+    if not same(ref['time'], got['time'], reader):
+        errors.append('%s record %d: time %r != %r' % (reader, index + 1, ref['time'], got['time']))
+    rp, gp = ref['payload'], got['payload']
+    if [n for n, _ in rp] != [n for n, _ in gp]:
+        errors.append('%s record %d: payload names %r != %r' % (reader, index + 1, rp[:8], gp[:8]))
+        return
+    for (name, rv), (_, gv) in zip(rp, gp):
+        if not same(rv, gv, reader):
+            errors.append('%s record %d: %s %r != %r' % (reader, index + 1, name, rv[:80], gv[:80]))
+
+
+# ---- readers ---------------------------------------------------------------------------------------
+
+def libevtx_events(path):
+    out = subprocess.run(['evtxexport', '-f', 'xml', path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    text = out.stdout.decode('utf-8', 'replace')
+    for m in re.finditer(r'<Event xmlns.*?</Event>', text, re.S):
+        yield ET.fromstring(m.group(0))
+    if out.returncode != 0:
+        raise RuntimeError('evtxexport failed: ' + out.stderr.decode('utf-8', 'replace')[-400:])
+
+
+def python_events(path, mode):
+    import Evtx.Evtx as evtx
+    with evtx.Evtx(path) as log:
+        chunks = list(log.chunks())
+        picked = range(len(chunks)) if mode == 'all' else sorted({0, len(chunks) - 1}) if chunks else []
+        for ci in picked:
+            for r in chunks[ci].records():
+                e = ET.fromstring(r.xml())
+                raw = r.root().substitutions()[8]  # TimeCreated (formats/evtx.c substitution order)
+                ticks = raw.unpack_qword(0)
+                yield r.record_num() - 1, e, ticks
+
+
+def main():
+    args = sys.argv[1:]
+    opts = {'--python': 'all', '--libevtx': 'yes', '--records': None}
+    files = []
+    while args:
+        a = args.pop(0)
+        if a in opts:
+            opts[a] = args.pop(0)
+        else:
+            files.append(a)
+    xml_path, evtx_path = files
+    refs = []
+    if opts['--records'] is not None:  # structure only, against a known count
+        refs = [None] * int(opts['--records'])
+        opts['--libevtx'], opts['--python'] = 'no', 'none'
+    else:
+        for _, e in ET.iterparse(xml_path):
+            if e.tag == NS + 'Event':
+                refs.append(canon(e))
+                e.clear()
+    errors = []
+    chunks = check_structure(evtx_path, len(refs), errors)
+    counts = {}
+    if opts['--libevtx'] == 'yes':
+        n = 0
+        for n, e in enumerate(libevtx_events(evtx_path), 1):
+            if n <= len(refs):
+                compare(refs[n - 1], canon(e), 'libevtx', n - 1, errors)
+        counts['libevtx'] = n
+        if n != len(refs):
+            errors.append('libevtx read %d records, expected %d' % (n, len(refs)))
+    if opts['--python'] != 'none':
+        n = 0
+        for index, e, ticks in python_events(evtx_path, opts['--python']):
+            n += 1
+            if index >= len(refs):
+                errors.append('python-evtx record %d beyond the XML' % (index + 1))
+                continue
+            got = canon(e)
+            compare(refs[index], got, 'python-evtx', index, errors)
+            want, _ = as_ns(refs[index]['time'])
+            if want is not None and want // 100 != ticks:  # raw FILETIME: 100 ns units since 1601
+                errors.append('python-evtx record %d: raw TimeCreated %d != %d' % (index + 1, ticks, want // 100))
+        counts['python-evtx'] = n
+        if opts['--python'] == 'all' and n != len(refs):
+            errors.append('python-evtx read %d records, expected %d' % (n, len(refs)))
+    print('records=%d chunks=%d %s errors=%d' % (len(refs), chunks,
+          ' '.join('%s=%d' % kv for kv in sorted(counts.items())), len(errors)))
+    for e in errors[:20]:
+        print('  ' + e, file=sys.stderr)
+    return 1 if errors else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
