@@ -17,6 +17,7 @@ extern const etl_writer_format etl_writer_summary;
 /* -- issue 16 (evtx) writers below; keep this line -- */
 /* -- issue 17 (net) writers below; keep this line -- */
 extern const etl_writer_format etl_writer_pcapng;
+extern const etl_writer_format etl_writer_activities;
 /* -- issue 18 (wpp) writers below; keep this line -- */
 
 static const etl_writer_format *const formats[] = {
@@ -32,6 +33,7 @@ static const etl_writer_format *const formats[] = {
     /* -- issue 16 (evtx) writers below; keep this line -- */
     /* -- issue 17 (net) writers below; keep this line -- */
     &etl_writer_pcapng,
+    &etl_writer_activities,
     /* -- issue 18 (wpp) writers below; keep this line -- */
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "activity_cli.h"
 #include "export.h"
 #include "filter.h"
 #include "output.h"
@@ -28,6 +29,7 @@ typedef struct run {
     int filters_bound;
     etlconv_progress progress;
     etlconv_extras extras;  /* -report, -int, the --provider check */
+    etlconv_activity_run activity;  /* --activity, --group activity */
     uint64_t seen;
     uint64_t written;
     uint64_t export_skipped;  /* events whose classic layout -export cannot describe */
@@ -84,14 +86,18 @@ static int on_event(const etl_event_record *record, void *ctx)
         const etl_trace_stats *s = etl_trace_get_stats(r->trace);
         etlconv_progress_update(&r->progress, s->bytes_done, s->bytes_total, r->seen);
     }
-    int passed = !r->filtering || etlconv_filter_match(&r->filters, ev);
+    int passed = (!r->filtering || etlconv_filter_match(&r->filters, ev)) && etlconv_activity_match(&r->activity, record);
     if (etlconv_extras_event(&r->extras, ev, passed) != 0) {
         r->failed = 1;
         return 1;
     }
     if (!passed) return 0;
     r->written++;
-    if (r->main_writer && etl_writer_event(r->main_writer, ev) != 0) r->failed = 1;
+    if (r->main_writer) {
+        if (etlconv_activity_event_begin(&r->activity, record) != 0 || etl_writer_event(r->main_writer, ev) != 0)
+            r->failed = 1;
+        etlconv_activity_event_end(&r->activity);
+    }
     if (r->summary_writer && etl_writer_event(r->summary_writer, ev) != 0) r->failed = 1;
     return r->failed;
 }
@@ -126,11 +132,13 @@ static int learn_processes(run *r, const etlconv_job *job)
 }
 
 static etl_writer *start_writer(const char *name, const etlconv_options *opt, etlconv_output *out,
-                                const etl_trace *trace)
+                                const etl_trace *trace, etlconv_activity_run *activity)
 {
     etl_writer_options options = opt->writer;
     options.trace = trace;  /* TimerResolution: KernelTime/UserTime in ms */
-    etl_writer *w = etl_writer_new(etl_writer_format_find(name), etlconv_output_sink(out), &options);
+    const etl_sink *sink = etlconv_output_sink(out);
+    if (activity) sink = etlconv_activity_sink(activity, sink, name);  /* --group activity */
+    etl_writer *w = sink ? etl_writer_new(etl_writer_format_find(name), sink, &options) : NULL;
     if (!w) {
         fprintf(stderr, "etlconv: out of memory\n");
         return NULL;
@@ -170,13 +178,14 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     etl_decoder_set_flags(r.decoder, opt->no_trace_schemas ? ETL_DECODER_NO_TRACE_SCHEMAS : 0);
     if (etlconv_extras_start(&r.extras, opt, job->report_output, job->interpreted_output) != 0) goto done;
     if (!opt->one_pass && learn_processes(&r, job) != 0) goto done;
+    if (etlconv_activity_prepare(&r.activity, opt, job) != 0) goto done;
     if (job->write_main) {
         main_out = etlconv_output_open(job->output, opt->overwrite);
-        if (!main_out || !(r.main_writer = start_writer(opt->format->name, opt, main_out, r.trace))) goto done;
+        if (!main_out || !(r.main_writer = start_writer(opt->format->name, opt, main_out, r.trace, &r.activity))) goto done;
     }
     if (job->summary_output) {
         summary_out = etlconv_output_open(job->summary_output, opt->overwrite);
-        if (!summary_out || !(r.summary_writer = start_writer("summary", opt, summary_out, r.trace))) goto done;
+        if (!summary_out || !(r.summary_writer = start_writer("summary", opt, summary_out, r.trace, NULL))) goto done;
     }
 
     etlconv_progress_start(&r.progress, opt->quiet, opt->progress, etl_trace_get_stats(r.trace)->bytes_total);
@@ -194,6 +203,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
         job->input_count, (const char *const *)job->inputs, ts->buffers, ts->events, ts->events_lost,
         ts->buffers_lost, ds->decode_errors + ts->errors, ds->no_schema, etlconv_now() - started,
     };
+    if (etlconv_activity_flush(&r.activity) != 0) goto done;
     if (r.main_writer && etl_writer_end(r.main_writer, &totals) != 0) goto done;
     if (r.summary_writer && etl_writer_end(r.summary_writer, &totals) != 0) goto done;
     if (etlconv_extras_finish(&r.extras, &totals) != 0) goto done;
@@ -241,6 +251,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     }
 done:
     etlconv_extras_free(&r.extras);
+    etlconv_activity_free(&r.activity);
     etl_writer_free(r.main_writer);
     etl_writer_free(r.summary_writer);
     etlconv_output_abort(main_out);

@@ -74,6 +74,9 @@ typedef struct etlconv_options {
     /* -- issue 15 (typed) members below; keep this line -- */
     /* -- issue 16 (evtx) members below; keep this line -- */
     /* -- issue 17 (net) members below; keep this line -- */
+    int activity_given;            /* --activity ID: that activity and the ones linked to it */
+    etl_guid activity;
+    int group_activity;            /* --group activity */
     /* -- issue 18 (wpp) members below; keep this line -- */
 } etlconv_options;
 
