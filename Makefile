@@ -30,6 +30,10 @@ FUZZ_SRC    := $(sort $(wildcard tests/fuzz/*.c))
 
 # Generated sources (rules further down); listed here so the library picks them up.
 GEN_SRC     := $(if $(wildcard src/schema/kernel_mof.tsv),$(BUILD)/gen/kernel_mof_table.c)
+# WPP status-code names (issue 18): generated from mingw-w64-common's public-domain headers.
+MINGW_INC   ?= /usr/share/mingw-w64/include
+WPP_STATUS_HEADERS := $(MINGW_INC)/ntstatus.h $(MINGW_INC)/winerror.h $(MINGW_INC)/ddk/ndis.h $(MINGW_INC)/ntddndis.h
+GEN_SRC     += $(BUILD)/gen/wpp_status_table.c
 
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_SRC:%.c=%.o)
 FORMATS_OBJ := $(FORMATS_SRC:%.c=$(BUILD)/%.o)
@@ -58,6 +62,13 @@ $(BUILD)/gen/kernel_mof_table.c: src/schema/kernel_mof.tsv src/schema/kernel_mof
 	@mkdir -p $(dir $@)
 	awk -f src/schema/kernel_mof_gen.awk src/schema/kernel_mof.tsv > $@.tmp && mv $@.tmp $@
 
+# WPP status names (issue 18): every #define of ntstatus.h, winerror.h, ddk/ndis.h and ntddndis.h → sorted C
+# tables (src/schema/wpp/wpp_status_gen.awk, wpp_status_emit.awk); `make` fails here without mingw-w64-common.
+$(BUILD)/gen/wpp_status_table.c: $(WPP_STATUS_HEADERS) src/schema/wpp/wpp_status_gen.awk src/schema/wpp/wpp_status_emit.awk
+	@mkdir -p $(dir $@)
+	awk -f src/schema/wpp/wpp_status_gen.awk $(WPP_STATUS_HEADERS) | LC_ALL=C sort -k1,1 -k2,2 | \
+	    awk -f src/schema/wpp/wpp_status_emit.awk > $@.tmp && mv $@.tmp $@
+
 $(LIBETL): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -76,6 +87,9 @@ $(BUILD)/tests/%.o: tests/%.c
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LIBFORMATS) $(LIBETL)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJ) $(LIBFORMATS) $(LIBETL) $(CMOCKA_LIBS) $(DEPLIBS) -lm
 
+# issue 11: test_registry_growth counts the library's realloc calls (-Wl,--wrap=realloc).
+$(BUILD)/tests/test_registry_growth: ALL_LDFLAGS += -Wl,--wrap=realloc
+
 # `make check`: installs missing Debian packages if needed, builds, runs every cmocka test binary and the
 # command-line tests, and prints one closing "N passed, N failed" line.
 check: deps
@@ -84,7 +98,12 @@ check: deps
 test: check
 
 .PHONY: build-tests
-build-tests: $(ETLCONV) $(LIBETL) $(TEST_BIN)
+build-tests: $(ETLCONV) $(LIBETL) $(TEST_BIN) $(BUILD)/bench/gen_trace
+
+# Benchmark input generator (tests/bench/gen_trace.c; issue 14): large traces from real ones.
+$(BUILD)/bench/gen_trace: tests/bench/gen_trace.c $(LIBETL)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBETL) $(DEPLIBS) -lm
 
 sanitize:
 	@$(MAKE) --no-print-directory check BUILD=build-san OPTFLAGS="-O1 -g -fno-omit-frame-pointer" \

@@ -12,6 +12,7 @@
 #include <csv.h>
 
 #include "cpu_time.h"
+#include "fast_text.h"
 #include "format_util.h"
 
 /* Widths seen in real tracerpt rows ("            PageFault,     VirtualAlloc, ..."). */
@@ -74,7 +75,7 @@ static int end_line(fmt_line_writer *st)
 {
     etl_textbuf_putc(&st->line, '\n');
     st->cells = 0;
-    return fmt_buf_flush(&st->line, &st->sink);
+    return fmt_flush_event(&st->line, &st->sink, &st->options);
 }
 
 static int csv_begin(void *state)

@@ -1,5 +1,6 @@
 /* Helpers shared by the writers (see format_util.h). */
 #include "format_util.h"
+#include "fast_text.h"
 
 #include "etl/etl_activity.h"
 
@@ -126,9 +127,9 @@ int fmt_begin_nothing(void *state)
 
 int fmt_end_nothing(void *state, const etl_run_totals *totals)
 {
-    (void)state;
     (void)totals;
-    return 0;
+    fmt_line_writer *w = state;  /* only the line writers use it: hand over what the last block holds */
+    return fmt_buf_flush(&w->line, &w->sink);
 }
 
 /* ---- UTF-8 --------------------------------------------------------------------------------------------- */
@@ -238,23 +239,32 @@ char *fmt_event_time(fmt_clock *clock, int64_t filetime, int digits, char *buf, 
     return buf;
 }
 
+/* The 38 characters of "{xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}" at p (no NUL); all-zero GUIDs (most
+ * activity ids) are one copy. */
+static void guid_text(const etl_guid *g, char *p)
+{
+    static const char zero[] = "{00000000-0000-0000-0000-000000000000}";
+    memcpy(p, zero, 38);
+    uint64_t low;
+    memcpy(&low, g->data4, 8);
+    if (g->data1 == 0 && g->data2 == 0 && g->data3 == 0 && low == 0) return;
+    static const char hex[] = "0123456789abcdef";
+    static const uint8_t at[16] = {1, 3, 5, 7, 10, 12, 15, 17, 20, 22, 25, 27, 29, 31, 33, 35};
+    uint8_t v[16];
+    for (int i = 0; i < 4; i++) v[i] = (uint8_t)(g->data1 >> (24 - 8 * i));
+    v[4] = (uint8_t)(g->data2 >> 8), v[5] = (uint8_t)g->data2;
+    v[6] = (uint8_t)(g->data3 >> 8), v[7] = (uint8_t)g->data3;
+    memcpy(v + 8, g->data4, 8);
+    for (int i = 0; i < 16; i++) {
+        p[at[i]] = hex[v[i] >> 4];
+        p[at[i] + 1] = hex[v[i] & 0xF];
+    }
+}
+
 char *fmt_guid(const etl_guid *g, char *buf)
 {
-    static const char hex[] = "0123456789abcdef";
-    uint8_t b[16];
-    for (int i = 0; i < 4; i++) b[i] = (uint8_t)(g->data1 >> (24 - 8 * i));
-    b[4] = (uint8_t)(g->data2 >> 8), b[5] = (uint8_t)g->data2;
-    b[6] = (uint8_t)(g->data3 >> 8), b[7] = (uint8_t)g->data3;
-    memcpy(b + 8, g->data4, 8);
-    char *p = buf;
-    *p++ = '{';
-    for (int i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10) *p++ = '-';
-        *p++ = hex[b[i] >> 4];
-        *p++ = hex[b[i] & 0xF];
-    }
-    *p++ = '}';
-    *p = '\0';
+    guid_text(g, buf);
+    buf[38] = '\0';
     return buf;
 }
 
@@ -296,6 +306,18 @@ int fmt_class_guid(const etl_decoded_event *event, etl_guid *out)
     return 1;
 }
 
+/* ---- fast text (fast_text.h) ----------------------------------------------------------------------------- */
+
+
+void fmt_put_guid(fmt_buf *b, const etl_guid *g)
+{
+    char *p = fmt_buf_grow(b, 38);
+    if (!p) return;
+    guid_text(g, p);
+    b->length += 38;
+    b->data[b->length] = '\0';
+}
+
 void fmt_table_separator(fmt_line_writer *st)
 {
     if (st->cells++ > 0) etl_textbuf_putc(&st->line, '\t');
@@ -308,6 +330,11 @@ void fmt_table_cell(fmt_line_writer *st, const char *value)
     const unsigned char *s = (const unsigned char *)value;
     size_t n = strlen(value);
     for (size_t i = 0; i < n;) {
+        size_t run = i;  /* printable ASCII other than the backslash goes in as one block */
+        while (run < n && s[run] >= 0x20 && s[run] < 0x7F && s[run] != '\\') run++;
+        etl_textbuf_append(&st->line, value + i, run - i);
+        i = run;
+        if (i >= n) break;
         uint32_t cp;
         size_t used = etl_utf8_decode(s + i, n - i, &cp);
         switch (cp) {

@@ -70,6 +70,7 @@ typedef struct fmt_line_writer {
 void *fmt_line_writer_create(const etl_sink *sink, const etl_writer_options *options);
 void fmt_line_writer_destroy(void *state);
 int fmt_begin_nothing(void *state);
+/* The line writers' end: flushes the last block of lines. */
 int fmt_end_nothing(void *state, const etl_run_totals *totals);
 
 /* Table cells (table writer, activities list): a tab before every cell but the line's first; backslash, tab,

@@ -1,52 +1,20 @@
 /* JSON Lines: one JSON object per event, one event per line. Members, always in this order:
- *   time, timestamp, provider, provider_guid, event, id, version, level, task, opcode, keywords, pid, tid,
- *   cpu, process, activity_id, related_activity_id, source[, schema_version], status, fields[, extra_payload]
- *   [, payload][, error][, message]
- * `fields` maps names (schema order) to rendered values (strings); arrays become JSON arrays and structs
- * objects, following the decoder's BEGIN/END markers. `payload` is the hex of the undecoded bytes;
+ *   time, timestamp, provider, provider_guid, event, id, version, level, task, opcode, keywords,
+ *   keyword_names, pid, tid, cpu, process, activity_id, related_activity_id, source[, schema_version], status,
+ *   fields[, extra_payload][, payload][, error][, message], schema
+ * `fields` maps names (schema order) to typed values (json_value.c: numbers, booleans, strings, arrays,
+ * objects; a mapped value is followed by "NAME.value" with its number). `keywords` is the 64-bit mask as a
+ * number, `keyword_names` the names the schema gives its bits. `schema` is the layout version (1), last so
+ * that existing readers matching the line start keep working. `payload` is the hex of the undecoded bytes;
  * `extra_payload` the hex of the bytes after the last property of an event that decoded; `message` the
- * schema's event message with its inserts (XML's RenderingInfo/Message), when the schema has one.
- * Strings are escaped per RFC 8259 and malformed UTF-8 becomes U+FFFD, so every line is valid JSON. */
+ * schema's event message with its inserts. --json-bigint string writes every 64-bit integer (and
+ * `timestamp`, `keywords`) as a decimal string. Every line is valid JSON (RFC 8259). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "format_util.h"
-
-#define MAX_NESTING 64
-
-static void put_string(fmt_buf *tb, const char *value)
-{
-    etl_textbuf_putc(tb, '"');
-    const unsigned char *s = (const unsigned char *)(value ? value : "");
-    for (;;) {
-        size_t run = 0;  /* printable ASCII that needs no escape goes in as one block */
-        while (s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\') run++;
-        etl_textbuf_append(tb, (const char *)s, run);
-        s += run;
-        if (*s == '\0') break;
-        uint32_t cp;
-        size_t used = etl_utf8_decode(s, strlen((const char *)s), &cp);
-        switch (cp) {
-        case '"': etl_textbuf_puts(tb, "\\\""); break;
-        case '\\': etl_textbuf_puts(tb, "\\\\"); break;
-        case '\n': etl_textbuf_puts(tb, "\\n"); break;
-        case '\r': etl_textbuf_puts(tb, "\\r"); break;
-        case '\t': etl_textbuf_puts(tb, "\\t"); break;
-        case '\b': etl_textbuf_puts(tb, "\\b"); break;
-        case '\f': etl_textbuf_puts(tb, "\\f"); break;
-        default:
-            if (cp < 0x20)
-                etl_textbuf_printf(tb, "\\u%04X", (unsigned)cp);
-            else if (cp == 0xFFFD)
-                fmt_buf_put_codepoint(tb, cp);
-            else
-                etl_textbuf_append(tb, (const char *)s, used);
-        }
-        s += used;
-    }
-    etl_textbuf_putc(tb, '"');
-}
+#include "fast_text.h"
+#include "json_value.h"
 
 static void put_member(fmt_buf *tb, const char *key, const char *value)
 {
@@ -54,7 +22,7 @@ static void put_member(fmt_buf *tb, const char *key, const char *value)
     etl_textbuf_puts(tb, key);
     etl_textbuf_puts(tb, "\":");
     if (value)
-        put_string(tb, value);
+        fmt_json_string(tb, value);
     else
         etl_textbuf_puts(tb, "null");
 }
@@ -68,66 +36,21 @@ static void put_number(fmt_buf *tb, const char *key, uint64_t value)
     etl_textbuf_puts(tb, fmt_u64(value, num));
 }
 
-/* The nested `fields` object. Markers that do not match the open container are ignored, and whatever is
- * still open at the end is closed, so the output is valid whatever the decoder delivered. */
-static void put_fields(fmt_buf *tb, const etl_decoded_event *ev)
+void fmt_jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *options, const etl_decoded_event *ev)
 {
-    char open[MAX_NESTING];  /* '{' or '[' per open container */
-    int first[MAX_NESTING];
-    int top = 0, skipped = 0;
-    open[0] = '{';
-    first[0] = 1;
-    etl_textbuf_puts(tb, ",\"fields\":{");
-    for (size_t i = 0; i < ev->field_count; i++) {
-        const etl_field *f = &ev->fields[i];
-        int begins = f->kind == ETL_FIELD_STRUCT_BEGIN || f->kind == ETL_FIELD_ARRAY_BEGIN;
-        if (f->kind == ETL_FIELD_STRUCT_END || f->kind == ETL_FIELD_ARRAY_END) {
-            char want = f->kind == ETL_FIELD_STRUCT_END ? '{' : '[';
-            if (skipped > 0) {
-                skipped--;
-            } else if (top > 0 && open[top] == want) {
-                etl_textbuf_putc(tb, want == '{' ? '}' : ']');
-                top--;
-            }
-            continue;
-        }
-        if (begins && (skipped > 0 || top + 1 >= MAX_NESTING)) {
-            skipped++;  /* too deep: its members are written flat into the current container */
-            continue;
-        }
-        if (!first[top]) etl_textbuf_putc(tb, ',');
-        first[top] = 0;
-        if (open[top] == '{') {
-            put_string(tb, f->name);
-            etl_textbuf_putc(tb, ':');
-        }
-        if (begins) {
-            top++;
-            open[top] = f->kind == ETL_FIELD_STRUCT_BEGIN ? '{' : '[';
-            first[top] = 1;
-            etl_textbuf_putc(tb, open[top]);
-        } else {
-            put_string(tb, f->value);
-        }
-    }
-    while (top > 0) etl_textbuf_putc(tb, open[top--] == '{' ? '}' : ']');
-    etl_textbuf_putc(tb, '}');
-}
-
-static int jsonl_event(void *state, const etl_decoded_event *ev)
-{
-    fmt_line_writer *st = state;
-    fmt_buf *tb = &st->line;
     const etl_event_record *r = ev->record;
     const etl_event_header *h = &r->header;
     char text[64], guid[40];
 
-    fmt_event_time(&st->clock, h->timestamp, 7, text, sizeof text);
+    fmt_event_time(clock, h->timestamp, 7, text, sizeof text);
+    int wide = options->json_bigint_string;
     etl_textbuf_puts(tb, "{\"time\":");
-    put_string(tb, text);
+    fmt_json_string(tb, text);
     char num[FMT_INT_CAP];
     etl_textbuf_puts(tb, ",\"timestamp\":");
+    if (wide) etl_textbuf_putc(tb, '"');
     etl_textbuf_puts(tb, fmt_i64(r->raw_timestamp, num));
+    if (wide) etl_textbuf_putc(tb, '"');
     put_member(tb, "provider", ev->provider_name);
     put_member(tb, "provider_guid", fmt_guid(&ev->record->header.provider_id, guid));
     put_member(tb, "event", ev->event_name);
@@ -136,7 +59,14 @@ static int jsonl_event(void *state, const etl_decoded_event *ev)
     put_number(tb, "level", h->descriptor.level);
     put_number(tb, "task", h->descriptor.task);
     put_number(tb, "opcode", h->descriptor.opcode);
-    put_member(tb, "keywords", fmt_hex64(h->descriptor.keyword, num));
+    etl_textbuf_puts(tb, ",\"keywords\":");
+    fmt_json_u64(tb, h->descriptor.keyword, wide);
+    etl_textbuf_puts(tb, ",\"keyword_names\":[");
+    for (uint32_t k = 0; k < ev->keyword_name_count; k++) {
+        if (k) etl_textbuf_putc(tb, ',');
+        fmt_json_string(tb, ev->keyword_names[k]);
+    }
+    etl_textbuf_putc(tb, ']');
     put_number(tb, "pid", h->process_id);
     put_number(tb, "tid", h->thread_id);
     put_number(tb, "cpu", r->buffer_context.processor_index);
@@ -157,7 +87,9 @@ static int jsonl_event(void *state, const etl_decoded_event *ev)
         fmt_buf_put_hex(tb, r->user_data, r->user_data_length, 1);
         etl_textbuf_putc(tb, '"');
     } else {
-        put_fields(tb, ev);
+        etl_textbuf_puts(tb, ",\"fields\":{");
+        fmt_json_members(tb, ev, 0, ev->field_count, wide ? FMT_JSON_WIDE_STRINGS : 0);
+        etl_textbuf_putc(tb, '}');
         if (ev->status == ETL_DECODE_OK && ev->undecoded_length) {
             /* bytes after the last property (a newer event version); tracerpt drops them, we keep them */
             etl_textbuf_puts(tb, ",\"extra_payload\":\"");
@@ -172,11 +104,17 @@ static int jsonl_event(void *state, const etl_decoded_event *ev)
         }
     }
     if (ev->message) put_member(tb, "message", ev->message);
-    etl_textbuf_puts(tb, "}\n");
-    return fmt_buf_flush(tb, &st->sink);
+    etl_textbuf_puts(tb, ",\"schema\":" FMT_JSON_SCHEMA_TEXT "}\n");
+}
+
+static int jsonl_event(void *state, const etl_decoded_event *ev)
+{
+    fmt_line_writer *st = state;
+    fmt_jsonl_line(&st->line, &st->clock, &st->options, ev);
+    return fmt_flush_event(&st->line, &st->sink, &st->options);
 }
 
 const etl_writer_format etl_writer_jsonl = {
-    "jsonl", "json|ndjson", ".jsonl", "JSON Lines: one object per event with nested fields",
+    "jsonl", "json|ndjson", ".jsonl", "JSON Lines: one object per event with typed, nested fields",
     fmt_line_writer_create, fmt_begin_nothing, jsonl_event, fmt_end_nothing, fmt_line_writer_destroy,
 };

@@ -14,11 +14,15 @@ extern const etl_writer_format etl_writer_summary;
 /* -- issue 13 (diff) writers below; keep this line -- */
 /* -- issue 14 (perf) writers below; keep this line -- */
 /* -- issue 15 (typed) writers below; keep this line -- */
+extern const etl_writer_format etl_writer_csv_split;
+extern const etl_writer_format etl_writer_jsonl_split;
+extern const etl_writer_format etl_writer_ecs;
 /* -- issue 16 (evtx) writers below; keep this line -- */
 /* -- issue 17 (net) writers below; keep this line -- */
 extern const etl_writer_format etl_writer_pcapng;
 extern const etl_writer_format etl_writer_activities;
 /* -- issue 18 (wpp) writers below; keep this line -- */
+extern const etl_writer_format etl_writer_tracefmt;
 
 static const etl_writer_format *const formats[] = {
     &etl_writer_xml,
@@ -30,11 +34,15 @@ static const etl_writer_format *const formats[] = {
     /* -- issue 13 (diff) writers below; keep this line -- */
     /* -- issue 14 (perf) writers below; keep this line -- */
     /* -- issue 15 (typed) writers below; keep this line -- */
+    &etl_writer_csv_split,
+    &etl_writer_jsonl_split,
+    &etl_writer_ecs,
     /* -- issue 16 (evtx) writers below; keep this line -- */
     /* -- issue 17 (net) writers below; keep this line -- */
     &etl_writer_pcapng,
     &etl_writer_activities,
     /* -- issue 18 (wpp) writers below; keep this line -- */
+    &etl_writer_tracefmt,
 };
 
 size_t etl_writer_format_count(void)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fast_text.h"
 #include "format_util.h"
 
 static void hex_cell(fmt_line_writer *st, const uint8_t *bytes, size_t length)
@@ -41,7 +42,7 @@ static int table_event(void *state, const etl_decoded_event *ev)
     }
     etl_textbuf_putc(&st->line, '\n');
     st->cells = 0;
-    return fmt_buf_flush(&st->line, &st->sink);
+    return fmt_flush_event(&st->line, &st->sink, &st->options);
 }
 
 const etl_writer_format etl_writer_table = {

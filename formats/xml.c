@@ -11,11 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/tree.h>
-
 #include "cpu_time.h"
 #include "format_util.h"
-#include "util/xml_text.h"
+#include "fast_text.h"
+#include "xml_escape.h"
 #include "util/le.h"
 
 #define EVENT_NS "http://schemas.microsoft.com/win/2004/08/events/event"
@@ -27,15 +26,14 @@ typedef struct xml_state {
     etl_sink sink;
     etl_writer_options options;
     fmt_clock clock;
-    xmlDocPtr doc;          /* carries encoding "UTF-8" so the serializer keeps non-ASCII text as is */
-    fmt_buf out;            /* one event, flushed to the sink after each event */
-    fmt_buf clean;          /* scratch: text with forbidden characters replaced */
-    xmlBufferPtr escaped;   /* scratch: libxml2's escaping of `clean` */
+    fmt_buf out;            /* events, flushed to the sink in blocks of FMT_FLUSH_BLOCK */
 } xml_state;
+
+#define PUTL(st, literal) FMT_PUT_LIT(&(st)->out, literal)
 
 static void put(xml_state *st, const char *text)
 {
-    etl_textbuf_puts(&st->out, text);
+    fmt_put_str(&st->out, text);
 }
 
 static void put_indent(xml_state *st, int depth)
@@ -45,55 +43,42 @@ static void put_indent(xml_state *st, int depth)
     etl_textbuf_append(&st->out, tabs, (size_t)depth);
 }
 
-/* Escaped text (element content or attribute value). Plain printable ASCII without & < > " goes in as
- * is; anything else is cleaned (forbidden characters → U+FFFD) and escaped by libxml2. */
+/* Escaped text (element content or attribute value): forbidden characters → U+FFFD, then libxml2's
+ * attribute escaping (formats/xml_escape.c, proven equal to libxml2 by tests/test_xml_escape.c). */
 static void put_text(xml_state *st, const char *text)
 {
-    if (!text) return;
-    const unsigned char *s = (const unsigned char *)text;
-    size_t n = 0;
-    while (s[n] >= 0x20 && s[n] < 0x7F && s[n] != '&' && s[n] != '<' && s[n] != '>' && s[n] != '"') n++;
-    if (s[n] == '\0') {
-        etl_textbuf_append(&st->out, text, n);
-        return;
-    }
-    etl_textbuf_reset(&st->clean);
-    etl_xml_text_clean(&st->clean, text);
-    xmlBufferEmpty(st->escaped);
-    xmlAttrSerializeTxtContent(st->escaped, st->doc, NULL, (const xmlChar *)fmt_buf_cstr(&st->clean));
-    etl_textbuf_append(&st->out, (const char *)xmlBufferContent(st->escaped), (size_t)xmlBufferLength(st->escaped));
-    if (st->clean.failed) st->out.failed = 1;
+    fmt_xml_escape(&st->out, text);
 }
 
-/* <name>text</name> on its own line. */
-static void put_element(xml_state *st, int depth, const char *name, const char *text)
+/* <name>text</name> on its own line; name is a literal. */
+#define put_element(st, depth, name, text) put_element_n(st, depth, name, sizeof(name) - 1, text)
+static void put_element_n(xml_state *st, int depth, const char *name, size_t name_length, const char *text)
 {
     put_indent(st, depth);
-    put(st, "<");
-    put(st, name);
-    put(st, ">");
+    PUTL(st, "<");
+    etl_textbuf_append(&st->out, name, name_length);
+    PUTL(st, ">");
     put_text(st, text);
-    put(st, "</");
-    put(st, name);
-    put(st, ">\n");
+    PUTL(st, "</");
+    etl_textbuf_append(&st->out, name, name_length);
+    PUTL(st, ">\n");
 }
 
-static void put_number_element(xml_state *st, int depth, const char *name, uint64_t value)
-{
-    char num[FMT_INT_CAP];
-    put_element(st, depth, name, fmt_u64(value, num));
-}
+/* \t\t<name>value</name>\n; name is a literal. */
+#define put_number_element(st, name, value) \
+    do { \
+        PUTL(st, "\t\t<" name ">"); \
+        fmt_put_u64(&(st)->out, value); \
+        PUTL(st, "</" name ">\n"); \
+    } while (0)
 
-/* name="value" with a leading space, for numeric attributes. */
-static void put_number_attribute(xml_state *st, const char *name, uint64_t value)
-{
-    char num[FMT_INT_CAP];
-    put(st, " ");
-    put(st, name);
-    put(st, "=\"");
-    put(st, fmt_u64(value, num));
-    put(st, "\"");
-}
+/* name="value" with a leading space, for numeric attributes; name is a literal. */
+#define put_number_attribute(st, name, value) \
+    do { \
+        PUTL(st, " " name "=\""); \
+        fmt_put_u64(&(st)->out, value); \
+        PUTL(st, "\""); \
+    } while (0)
 
 static void put_hex(xml_state *st, const uint8_t *bytes, size_t length)
 {
@@ -136,62 +121,63 @@ static void write_system(xml_state *st, const etl_decoded_event *ev)
 {
     const etl_event_record *r = ev->record;
     const etl_event_header *h = &r->header;
-    char guid[40], text[64];
+    char text[64];
 
     /* Provider Guid is EVENT_RECORD's ProviderId, which for classic events is the event-class GUID
      * (docs/tracerpt.md: the header event shows {68fdd900-...}, EventTrace's class). */
-    put(st, "\t<System>\n\t\t<Provider");
+    PUTL(st, "\t<System>\n\t\t<Provider");
     const char *provider = fmt_known_provider(ev);
     if (provider) {
-        put(st, " Name=\"");
+        PUTL(st, " Name=\"");
         put_text(st, provider);
-        put(st, "\"");
+        PUTL(st, "\"");
     }
-    put(st, " Guid=\"");
-    put(st, fmt_guid(&ev->record->header.provider_id, guid));
-    put(st, "\" />\n");
-    put_number_element(st, 2, "EventID", h->descriptor.id);
-    put_number_element(st, 2, "Version", h->descriptor.version);
-    put_number_element(st, 2, "Level", h->descriptor.level);
-    put_number_element(st, 2, "Task", h->descriptor.task);
-    put_number_element(st, 2, "Opcode", h->descriptor.opcode);
+    PUTL(st, " Guid=\"");
+    fmt_put_guid(&st->out, &ev->record->header.provider_id);
+    PUTL(st, "\" />\n");
+    put_number_element(st, "EventID", h->descriptor.id);
+    put_number_element(st, "Version", h->descriptor.version);
+    put_number_element(st, "Level", h->descriptor.level);
+    put_number_element(st, "Task", h->descriptor.task);
+    put_number_element(st, "Opcode", h->descriptor.opcode);
     char num[FMT_INT_CAP];
-    put_element(st, 2, "Keywords", fmt_hex64(h->descriptor.keyword, num));
+    PUTL(st, "\t\t<Keywords>");
+    put(st, fmt_hex64(h->descriptor.keyword, num));
+    PUTL(st, "</Keywords>\n");
     if (st->options.raw_timestamps) {
-        put(st, "\t\t<TimeCreated RawTime=\"");
+        PUTL(st, "\t\t<TimeCreated RawTime=\"");
         put(st, fmt_i64(r->raw_timestamp, num));
     } else {
         fmt_event_time(&st->clock, h->timestamp, 9, text, sizeof text);
-        put(st, "\t\t<TimeCreated SystemTime=\"");
+        PUTL(st, "\t\t<TimeCreated SystemTime=\"");
         put(st, text);
     }
-    put(st, "\" />\n\t\t<Correlation ActivityID=\"");
-    put(st, fmt_guid(&h->activity_id, guid));
+    PUTL(st, "\" />\n\t\t<Correlation ActivityID=\"");
+    fmt_put_guid(&st->out, &h->activity_id);
     etl_guid related;
     if (fmt_related_activity(r, &related)) {
-        put(st, "\" RelatedActivityID=\"");
-        put(st, fmt_guid(&related, guid));
+        PUTL(st, "\" RelatedActivityID=\"");
+        fmt_put_guid(&st->out, &related);
     }
-    put(st, "\" />\n");
-    put(st, "\t\t<Execution");
+    PUTL(st, "\" />\n\t\t<Execution");
     put_number_attribute(st, "ProcessID", h->process_id);
     put_number_attribute(st, "ThreadID", h->thread_id);
     put_number_attribute(st, "ProcessorID", r->buffer_context.processor_index);
     put_number_attribute(st, "KernelTime", fmt_cpu_ms(&st->options, r, h->kernel_time));
     put_number_attribute(st, "UserTime", fmt_cpu_ms(&st->options, r, h->user_time));
-    put(st, " />\n");
+    PUTL(st, " />\n");
     if (ev->channel_name && ev->channel_name[0])
         put_element(st, 2, "Channel", ev->channel_name);
     else
-        put(st, "\t\t<Channel />\n");
-    put(st, "\t\t<Computer />\n");
+        PUTL(st, "\t\t<Channel />\n");
+    PUTL(st, "\t\t<Computer />\n");
     char sid[SID_TEXT_CAP];
     if (sid_text(r, sid)) {
-        put(st, "\t\t<Security UserID=\"");
+        PUTL(st, "\t\t<Security UserID=\"");
         put(st, sid);
-        put(st, "\" />\n");
+        PUTL(st, "\" />\n");
     }
-    put(st, "\t</System>\n");
+    PUTL(st, "\t</System>\n");
 }
 
 /* Decoded fields: structs become ComplexData, array elements repeat their Data name. */
@@ -203,23 +189,23 @@ static void write_fields(xml_state *st, const etl_decoded_event *ev)
         switch (f->kind) {
         case ETL_FIELD_VALUE:
             put_indent(st, depth);
-            put(st, "<Data Name=\"");
-            put_text(st, f->name ? f->name : "");
-            put(st, "\">");
+            PUTL(st, "<Data Name=\"");
+            put_text(st, f->name);
+            PUTL(st, "\">");
             put_text(st, f->value);
-            put(st, "</Data>\n");
+            PUTL(st, "</Data>\n");
             break;
         case ETL_FIELD_STRUCT_BEGIN:
             put_indent(st, depth);
-            put(st, "<ComplexData Name=\"");
-            put_text(st, f->name ? f->name : "");
-            put(st, "\">\n");
+            PUTL(st, "<ComplexData Name=\"");
+            put_text(st, f->name);
+            PUTL(st, "\">\n");
             depth++;
             break;
         case ETL_FIELD_STRUCT_END:
             if (depth > 2) depth--;
             put_indent(st, depth);
-            put(st, "</ComplexData>\n");
+            PUTL(st, "</ComplexData>\n");
             break;
         case ETL_FIELD_ARRAY_BEGIN:
         case ETL_FIELD_ARRAY_END:
@@ -228,7 +214,7 @@ static void write_fields(xml_state *st, const etl_decoded_event *ev)
     }
     while (depth-- > 2) { /* unbalanced markers from a truncated decode: close what was opened */
         put_indent(st, depth);
-        put(st, "</ComplexData>\n");
+        PUTL(st, "</ComplexData>\n");
     }
 }
 
@@ -236,9 +222,9 @@ static void write_fields(xml_state *st, const etl_decoded_event *ev)
 static void write_debug_data(xml_state *st, const etl_event_record *r)
 {
     char num[FMT_INT_CAP], guid[40], message[160];
-    put(st, "\t<DebugData>\n\t\t<SequenceNumber>");
+    PUTL(st, "\t<DebugData>\n\t\t<SequenceNumber>");
     put(st, fmt_u64(r->wpp_sequence, num));
-    put(st, "</SequenceNumber>\n\t\t<FlagsName></FlagsName>\n\t\t<LevelName></LevelName>\n"
+    PUTL(st, "</SequenceNumber>\n\t\t<FlagsName></FlagsName>\n\t\t<LevelName></LevelName>\n"
             "\t\t<Component></Component>\n\t\t<SubComponent></SubComponent>\n\t\t<FileLine></FileLine>\n"
             "\t\t<Function></Function>\n");
     fmt_guid(&r->header.provider_id, guid);
@@ -246,30 +232,51 @@ static void write_debug_data(xml_state *st, const etl_event_record *r)
     snprintf(message, sizeof message, "Unknown(%3u): GUID=%s (No Format Information found).",
              (unsigned)r->header.descriptor.id, guid + 1);
     put_element(st, 2, "Message", message);
+    PUTL(st, "\t</DebugData>\n");
+}
+
+/* A WPP message decoded with its TMF: the same DebugData, filled in (FileLine is the TMF's file_line tag). */
+static void write_wpp_debug_data(xml_state *st, const etl_decoded_event *ev)
+{
+    char num[FMT_INT_CAP];
+    const etl_wpp_event *w = ev->wpp;
+    put(st, "\t<DebugData>\n");
+    put_element(st, 2, "SequenceNumber", fmt_u64(ev->record->wpp_sequence, num));
+    put_element(st, 2, "FlagsName", w->flags);
+    put_element(st, 2, "LevelName", w->level);
+    put_element(st, 2, "Component", w->component);
+    put_element(st, 2, "SubComponent", "");
+    put_element(st, 2, "FileLine", w->tag);
+    put_element(st, 2, "Function", w->function);
+    put_element(st, 2, "Message", ev->message ? ev->message : "");
     put(st, "\t</DebugData>\n");
 }
 
 static void write_payload(xml_state *st, const etl_decoded_event *ev)
 {
     const etl_event_record *r = ev->record;
+    if (ev->wpp) {
+        write_wpp_debug_data(st, ev);
+        return;
+    }
     if (ev->status == ETL_DECODE_NO_SCHEMA && r->kind == ETL_KIND_MESSAGE) {
         write_debug_data(st, r);
         return;
     }
     if (ev->status == ETL_DECODE_NO_SCHEMA) {
-        put(st, "\t<BinaryEventData>");
+        PUTL(st, "\t<BinaryEventData>");
         put_hex(st, r->user_data, r->user_data_length);
-        put(st, "</BinaryEventData>\n");
+        PUTL(st, "</BinaryEventData>\n");
         return;
     }
     if (ev->status == ETL_DECODE_ERROR && !st->options.best_effort) {
         char code[64];
         snprintf(code, sizeof code, "\t\t<ErrorCode>%d</ErrorCode>\n", PROCESSING_ERROR_CODE);
-        put(st, "\t<ProcessingErrorData>\n");
+        PUTL(st, "\t<ProcessingErrorData>\n");
         put(st, code);
-        put(st, "\t\t<DataItemName />\n\t\t<EventPayload>");
+        PUTL(st, "\t\t<DataItemName />\n\t\t<EventPayload>");
         put_hex(st, r->user_data, r->user_data_length);
-        put(st, "</EventPayload>\n\t</ProcessingErrorData>\n");
+        PUTL(st, "</EventPayload>\n\t</ProcessingErrorData>\n");
         return;
     }
     if (ev->string_only && ev->field_count > 0 && ev->fields[0].kind == ETL_FIELD_VALUE) {
@@ -279,17 +286,17 @@ static void write_payload(xml_state *st, const etl_decoded_event *ev)
     /* -lr also shows the bytes after the last property of an event that decoded (newer versions) */
     int extra = ev->undecoded_length > 0 && (ev->status == ETL_DECODE_ERROR || st->options.best_effort);
     if (ev->field_count == 0 && !extra) {
-        put(st, "\t<EventData />\n");
+        PUTL(st, "\t<EventData />\n");
         return;
     }
-    put(st, "\t<EventData>\n");
+    PUTL(st, "\t<EventData>\n");
     write_fields(st, ev);
     if (extra) {
-        put(st, "\t\t<Data Name=\"win:ExtraPayload\" Type=\"win:ErrorMoreData\">0x");
+        PUTL(st, "\t\t<Data Name=\"win:ExtraPayload\" Type=\"win:ErrorMoreData\">0x");
         put_hex(st, ev->undecoded, ev->undecoded_length);
-        put(st, "</Data>\n");
+        PUTL(st, "</Data>\n");
     }
-    put(st, "\t</EventData>\n");
+    PUTL(st, "\t</EventData>\n");
 }
 
 static void write_rendering(xml_state *st, const etl_decoded_event *ev)
@@ -302,24 +309,24 @@ static void write_rendering(xml_state *st, const etl_decoded_event *ev)
               ev->keyword_name_count > 0 || task || ev->message || (ev->channel_name && *ev->channel_name) ||
               provider || (classic && ev->task_name);
     if (!any) return;
-    put(st, "\t<RenderingInfo Culture=\"en-US\">\n");
+    PUTL(st, "\t<RenderingInfo Culture=\"en-US\">\n");
     if (ev->level_name && *ev->level_name) put_element(st, 2, "Level", ev->level_name);
     if (ev->opcode_name && *ev->opcode_name) put_element(st, 2, "Opcode", ev->opcode_name);
     if (ev->keyword_name_count > 0 && ev->keyword_names) {
-        put(st, "\t\t<Keywords>\n");
+        PUTL(st, "\t\t<Keywords>\n");
         for (uint32_t i = 0; i < ev->keyword_name_count; i++) put_element(st, 3, "Keyword", ev->keyword_names[i]);
-        put(st, "\t\t</Keywords>\n");
+        PUTL(st, "\t\t</Keywords>\n");
     }
     if (task) put_element(st, 2, "Task", task);
     if (ev->message) put_element(st, 2, "Message", ev->message);
     if (ev->channel_name && *ev->channel_name) put_element(st, 2, "Channel", ev->channel_name);
     if (provider) put_element(st, 2, "Provider", provider);
     if (classic && ev->task_name && *ev->task_name) {
-        put(st, "\t\t<EventName xmlns=\"" TRACE_NS "\">");
+        PUTL(st, "\t\t<EventName xmlns=\"" TRACE_NS "\">");
         put_text(st, ev->task_name);
-        put(st, "</EventName>\n");
+        PUTL(st, "</EventName>\n");
     }
-    put(st, "\t</RenderingInfo>\n");
+    PUTL(st, "\t</RenderingInfo>\n");
 }
 
 static int flush(xml_state *st)
@@ -330,25 +337,24 @@ static int flush(xml_state *st)
 static int xml_event(void *state, const etl_decoded_event *ev)
 {
     xml_state *st = state;
-    put(st, "<Event xmlns=\"" EVENT_NS "\">\n");
+    PUTL(st, "<Event xmlns=\"" EVENT_NS "\">\n");
     write_system(st, ev);
     write_payload(st, ev);
     write_rendering(st, ev);
     etl_guid class_guid;
     if (fmt_class_guid(ev, &class_guid)) {
-        char guid[40];
-        put(st, "\t<ExtendedTracingInfo xmlns=\"" TRACE_NS "\">\n\t\t<EventGuid>");
-        put(st, fmt_guid(&class_guid, guid));
-        put(st, "</EventGuid>\n\t</ExtendedTracingInfo>\n");
+        PUTL(st, "\t<ExtendedTracingInfo xmlns=\"" TRACE_NS "\">\n\t\t<EventGuid>");
+        fmt_put_guid(&st->out, &class_guid);
+        PUTL(st, "</EventGuid>\n\t</ExtendedTracingInfo>\n");
     }
-    put(st, "</Event>\n");
-    return flush(st);
+    PUTL(st, "</Event>\n");
+    return fmt_flush_event(&st->out, &st->sink, &st->options);
 }
 
 static int xml_begin(void *state)
 {
     xml_state *st = state;
-    put(st, "<Events>\n");
+    PUTL(st, "<Events>\n");
     return flush(st);
 }
 
@@ -356,7 +362,7 @@ static int xml_end(void *state, const etl_run_totals *totals)
 {
     (void)totals;
     xml_state *st = state;
-    put(st, "</Events>\n");
+    PUTL(st, "</Events>\n");
     return flush(st);
 }
 
@@ -364,10 +370,7 @@ static void xml_destroy(void *state)
 {
     xml_state *st = state;
     if (!st) return;
-    if (st->escaped) xmlBufferFree(st->escaped);
-    if (st->doc) xmlFreeDoc(st->doc);
     etl_textbuf_free(&st->out);
-    etl_textbuf_free(&st->clean);
     free(st);
 }
 
@@ -379,14 +382,6 @@ static void *xml_create(const etl_sink *sink, const etl_writer_options *options)
     st->options = *options;
     st->clock.local = options->local_time;
     memset(&st->out, 0, sizeof st->out);
-    memset(&st->clean, 0, sizeof st->clean);
-    st->doc = xmlNewDoc((const xmlChar *)"1.0");
-    st->escaped = xmlBufferCreate();
-    if (st->doc) st->doc->encoding = xmlStrdup((const xmlChar *)"UTF-8");
-    if (!st->doc || !st->doc->encoding || !st->escaped) {
-        xml_destroy(st);
-        return NULL;
-    }
     return st;
 }
 

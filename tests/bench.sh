@@ -1,87 +1,151 @@
 #!/bin/sh
-# Throughput benchmarks (`make bench`; measurements, not tests). Best of 3 wall-clock runs unless noted.
+# Throughput benchmarks (`make bench`; measurements, not tests). Fills the measured part of BENCHMARKS.md
+# (between its "make bench" markers) and prints the same to stdout.
 #  1. The decompressors over every compressed buffer of the compressed corpus traces (tests/bench/).
-#  2. When the etlconv CLI offers them: `--info`, and XML and CSV conversions to stdout (discarded) of the
-#     largest traces (decompressed to a temporary directory first), as events/s and MB/s of .etl input.
-#  3. With valgrind installed: callgrind instruction counts for one decompression pass and one --info run.
+#  2. Generated inputs (tests/bench/gen_trace.c): each mix's real corpus trace replicated to BENCH_MB MB
+#     (default 256; BENCH_MB="256 1024 4096" for the issue's 0.25/1/4 GB) under $BUILD/bench/data, kept
+#     between runs, never committed. Per mix and per registered writer plus --info: median of ROUNDS runs
+#     (default 3) of events/s, input MB/s, output MB/s and peak RSS (getrusage of the child).
+#  3. With valgrind: callgrind instructions per event on the source traces (the figure to track; it does
+#     not depend on the machine's load). CALLGRIND=all: every writer on every mix; CALLGRIND=no: none.
+#  4. Every tests/bench_*.sh other features add; their output goes in a section of its own.
+# Environment: BENCH_MB, ROUNDS, MIXES (names below), WRITERS (default: all registered + info), JOBS
+# (extra -j values to time for xml, when etlconv has -j), CALLGRIND.
 set -eu
 BUILD=${BUILD:-build}
 ETLCONV=${ETLCONV:-$BUILD/etlconv}
 CC=${CC:-cc}
 ROUNDS=${ROUNDS:-3}
+BENCH_MB=${BENCH_MB:-256}
+CALLGRIND=${CALLGRIND:-some}
+MIXES=${MIXES:-"TraceLoggingTester net.4.5.x86.PerfViewData net.4.5.2.x86 CrossMachineHTTP"}
+OUT_MD=${OUT_MD:-BENCHMARKS.md}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+report=$tmp/report.md
+data="$BUILD/bench/data"
+mkdir -p "$BUILD/bench" "$data"
+make -s --no-print-directory "$BUILD/libetl.a" "$BUILD/libetlformats.a" "$BUILD/bench/gen_trace" BUILD="$BUILD"
+cflags="-std=c11 -O2 -g -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -Isrc"
+$CC $cflags -o "$BUILD/bench/bench_decompress" tests/bench/bench_decompress.c "$BUILD/libetl.a" -lz
+$CC $cflags -o "$BUILD/bench/bench_run" tests/bench/bench_run.c
+$CC $cflags -o "$BUILD/bench/list_writers" tests/bench/list_writers.c "$BUILD/libetlformats.a" "$BUILD/libetl.a" \
+    $(pkg-config --libs libxml-2.0 zlib libzstd) -lcsv -lmspack -lpthread -lm
+WRITERS=${WRITERS:-"$("$BUILD/bench/list_writers" | tr '\n' ' ')info"}
 
-bench="$BUILD/bench/bench_decompress"
-mkdir -p "$BUILD/bench"
-make -s --no-print-directory "$BUILD/libetl.a" BUILD="$BUILD"
-$CC -std=c11 -O2 -g -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -o "$bench" tests/bench/bench_decompress.c \
-    "$BUILD/libetl.a" -lz
-
-for t in etwanalyzer/TraceLoggingTester perfview/net.4.5.x86.PerfViewData perfview/net.4.5.2.x86; do
-    gzip -dc "testdata/$t.etl.gz" > "$tmp/$(basename "$t").etl"
-done
+source_of() {
+    case $1 in
+    TraceLoggingTester) echo testdata/etwanalyzer/TraceLoggingTester.etl.gz ;;
+    net.4.5.x86.PerfViewData) echo testdata/perfview/net.4.5.x86.PerfViewData.etl.gz ;;
+    net.4.5.2.x86) echo testdata/perfview/net.4.5.2.x86.etl.gz ;;
+    CrossMachineHTTP) echo testdata/tx/CrossMachineHTTP.etl.gz ;;
+    KernelNetwork) echo testdata/tx/KernelNetwork.etl.gz ;;
+    *) echo "bench: unknown mix $1" >&2; exit 2 ;;
+    esac
+}
+say() { printf '%s\n' "$*" | tee -a "$report"; }
 have_valgrind=no
-if command -v valgrind > /dev/null 2>&1; then have_valgrind=yes; fi
-# ir [--toggle-collect=FN] CMD...: callgrind instruction count (Ir) of CMD.
+if command -v valgrind > /dev/null 2>&1 && [ "$CALLGRIND" != no ]; then have_valgrind=yes; fi
 ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null | awk '/Collected :/ { print $NF }'; }
+events_of() { "$ETLCONV" --info "$1" 2>/dev/null | awk -F'\t' '$1 == "events" { print $2 }'; }
 
-echo "== decompression (best of 20 passes over all compressed buffers)"
+say "Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, \
+$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM, $(uname -sr), \
+$($CC --version | head -1); $(date -u +%Y-%m-%dT%H:%MZ); load $(cut -d' ' -f1-3 /proc/loadavg)"
+say "Settings: BENCH_MB=$BENCH_MB ROUNDS=$ROUNDS (median) CALLGRIND=$CALLGRIND"
+say ""
+say "### Decompression (best of 20 passes over all compressed buffers)"
+say '```'
 for t in perfview/net.4.5.2.x86 demikernel/PktMon terraingen2d/PerfViewData perfview/SelfDescribingSingleEvent; do
-    "$bench" "testdata/$t.etl.gz" 20
+    "$BUILD/bench/bench_decompress" "testdata/$t.etl.gz" 20 | tee -a "$report"
 done
+say '```'
 
-if [ "$have_valgrind" = yes ]; then
-    n=$(ir --toggle-collect=etl_decompress_etl_buffer "$bench" "$tmp/net.4.5.2.x86.etl" 1)
-    out=$("$bench" "$tmp/net.4.5.2.x86.etl" 1 | sed 's/.*out \([0-9.]*\) MB.*/\1/')
-    awk -v n="$n" -v mb="$out" 'BEGIN { printf "callgrind\tdecompress net.4.5.2.x86 (1 pass)\t%d Ir\t%.2f Ir/output byte\n", n, n / (mb * 1e6) }'
-fi
-
-now() { date +%s.%N; }
-# best_of CMD...: runs CMD $ROUNDS times (output discarded), prints the best wall time in seconds, or "fail".
-best_of() {
-    best=""
+# median of the first field of lines on stdin (with the line's other fields)
+median_line() { sort -n | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }'; }
+# run_one WRITER INPUT [extra args]: prints "seconds maxrss out_bytes status", median of ROUNDS
+run_one() {
+    w=$1 f=$2
+    shift 2
     i=0
+    : > "$tmp/runs"
     while [ $i -lt "$ROUNDS" ]; do
-        t0=$(now)
-        if ! "$@" > /dev/null 2>&1; then echo fail; return; fi
-        t1=$(now)
-        best=$(awk -v a="$t0" -v b="$t1" -v best="$best" 'BEGIN { t = b - a; if (best == "" || t < best) best = t; printf "%.4f", best }')
+        if [ "$w" = info ]; then
+            "$BUILD/bench/bench_run" "$ETLCONV" --info "$f" >> "$tmp/runs"
+        else
+            "$BUILD/bench/bench_run" "$ETLCONV" -q -y -of "$w" "$@" -o /dev/stdout "$f" >> "$tmp/runs"
+        fi
         i=$((i + 1))
     done
-    echo "$best"
+    median_line < "$tmp/runs"
 }
 
-if [ ! -x "$ETLCONV" ] || ! "$ETLCONV" --info "$tmp/net.4.5.2.x86.etl" 2>/dev/null | grep -q '^events'; then
-    echo "== etlconv: $ETLCONV has no working --info yet; skipping CLI timings"
-    exit 0
-fi
-
-echo "== etlconv (best of $ROUNDS)"
-convert_supported=no
-if "$ETLCONV" --help 2>&1 | grep -q -- '-of'; then convert_supported=yes; fi
-report() { # what trace MB events seconds|fail
-    if [ "$5" = fail ]; then printf '%s\t%s\tFAILED (non-zero exit)\n' "$1" "$2"; return; fi
-    awk -v w="$1" -v t="$2" -v mb="$3" -v ev="$4" -v s="$5" 'BEGIN {
-        printf "%s\t%s\t%s MB\t%d events\t%.3f s\t%.0f events/s\t%.1f MB/s\n", w, t, mb, ev, s, ev / s, mb / s }'
-}
-for t in TraceLoggingTester net.4.5.x86.PerfViewData net.4.5.2.x86; do
-    f="$tmp/$t.etl"
-    mb=$(wc -c < "$f" | awk '{ printf "%.2f", $1 / 1e6 }')
-    events=$("$ETLCONV" --info "$f" 2>/dev/null | awk -F '\t' '$1 == "events" { print $2 }')
-    events=${events:-0}
-    report info "$t" "$mb" "$events" "$(best_of "$ETLCONV" --info "$f")"
-    if [ "$convert_supported" = yes ]; then
-        for fmt in xml csv; do
-            report "$fmt" "$t" "$mb" "$events" "$(best_of "$ETLCONV" -q -of "$fmt" "$f")"
+for size in $BENCH_MB; do
+    say ""
+    say "### Generated traces of about $size MB: median of $ROUNDS runs"
+    say ""
+    say "| mix | writer | events | input MB | s | events/s | input MB/s | output MB/s | peak RSS MiB |"
+    say "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+    for mix in $MIXES; do
+        src=$(source_of "$mix")
+        f="$data/$mix.${size}MB.etl"
+        [ -s "$f" ] || "$BUILD/bench/gen_trace" "$src" "$f" --mb "$size" > /dev/null
+        mb=$(wc -c < "$f" | awk '{ printf "%.1f", $1 / 1e6 }')
+        ev=$(events_of "$f")
+        for w in $WRITERS; do
+            set -- $(run_one "$w" "$f")
+            if [ "$4" -gt 1 ]; then say "| $mix | $w | FAILED (exit $4) | | | | | | |"; continue; fi
+            say "$(awk -v m="$mix" -v w="$w" -v ev="$ev" -v mb="$mb" -v s="$1" -v rss="$2" -v ob="$3" 'BEGIN {
+                printf "| %s | %s | %d | %.1f | %.2f | %.0f | %.0f | %.0f | %.1f |", m, w, ev, mb, s, ev / s, mb / s, ob / 1e6 / s, rss / 1024 }')"
         done
-    fi
+        if "$ETLCONV" --help 2>&1 | grep -q -- ' -j'; then
+            for j in ${JOBS:-1 2}; do
+                set -- $(run_one xml "$f" -j "$j")
+                say "$(awk -v m="$mix" -v j="$j" -v ev="$ev" -v mb="$mb" -v s="$1" -v rss="$2" -v ob="$3" 'BEGIN {
+                    printf "| %s | xml -j %s | %d | %.1f | %.2f | %.0f | %.0f | %.0f | %.1f |", m, j, ev, mb, s, ev / s, mb / s, ob / 1e6 / s, rss / 1024 }')"
+            done
+        fi
+    done
 done
 
 if [ "$have_valgrind" = yes ]; then
-    printf 'callgrind\tetlconv --info net.4.5.2.x86\t%s Ir\n' "$(ir "$ETLCONV" --info "$tmp/net.4.5.2.x86.etl")"
-    if [ "$convert_supported" = yes ]; then
-        printf 'callgrind\tetlconv -of xml net.4.5.2.x86\t%s Ir\n' "$(ir "$ETLCONV" -q -of xml "$tmp/net.4.5.2.x86.etl")"
-    fi
+    say ""
+    say "### callgrind: instructions per event on the source traces (deterministic; the figure to track)"
+    say ""
+    say "| mix | writer | events | instructions | instructions/event |"
+    say "|---|---|---:|---:|---:|"
+    for mix in $MIXES; do
+        src=$(source_of "$mix")
+        gzip -dc "$src" > "$tmp/src.etl"
+        ev=$(events_of "$tmp/src.etl")
+        if [ "$CALLGRIND" = all ]; then ws=$WRITERS; elif [ "$mix" = net.4.5.2.x86 ]; then ws="xml csv table jsonl info"; else ws=xml; fi
+        for w in $ws; do
+            if [ "$w" = info ]; then n=$(ir "$ETLCONV" --info "$tmp/src.etl")
+            else n=$(ir "$ETLCONV" -q -of "$w" "$tmp/src.etl"); fi
+            say "$(awk -v m="$mix" -v w="$w" -v ev="$ev" -v n="$n" 'BEGIN { printf "| %s | %s | %d | %.0f | %.0f |", m, w, ev, n, n / ev }')"
+        done
+    done
 fi
+
+for extra in tests/bench_*.sh; do
+    [ -f "$extra" ] || continue
+    say ""
+    say "### $extra"
+    say '```'
+    ETLCONV=$ETLCONV BUILD=$BUILD sh "$extra" 2>&1 | tee -a "$report" || true
+    say '```'
+done
+
+# BENCHMARKS.md: replace what lies between the markers, keep the rest (the hand-written log of changes)
+begin='<!-- make bench: begin (generated; do not edit by hand) -->'
+end='<!-- make bench: end -->'
+if [ -f "$OUT_MD" ] && grep -qF "$begin" "$OUT_MD"; then
+    awk -v b="$begin" -v e="$end" -v r="$report" '
+        $0 == b { print; while ((getline line < r) > 0) print line; skip = 1; next }
+        $0 == e { skip = 0 }
+        !skip { print }' "$OUT_MD" > "$tmp/md" && cp "$tmp/md" "$OUT_MD"
+else
+    { printf '# Benchmarks\n\n%s\n' "$begin"; cat "$report"; printf '%s\n' "$end"; } >> "$OUT_MD"
+fi
+echo "bench: results written to $OUT_MD"

@@ -73,6 +73,7 @@ check "$(cat "$T/runs.txt")" "501 501 True" "--group activity: each activity (an
 $ETLCONV -q "$TR" -of xml --group activity > "$T/grouped.xml"
 xmllint --noout "$T/grouped.xml"; ok $? "--group activity with XML: well-formed (header and footer kept in place)"
 check "$(grep -c '<Event xmlns' "$T/grouped.xml")" 3397 "... all 3397 events"
+check "$(grep -o '<Correlation ActivityID="[^"]*"' "$T/grouped.xml" | uniq | wc -l)" 501 "... one run of events per activity"
 $ETLCONV -q "$TR" -of table --group activity | grep -c '^# activity' > "$T/heads.txt"
 check "$(cat "$T/heads.txt")" 501 "--group activity in the table: one heading line per activity"
 $ETLCONV -q "$TR" --group process > /dev/null 2>&1; check "$?" 2 "--group other than activity: exit 2"

@@ -42,9 +42,9 @@ check "$(tshark -r "$T/p.pcapng" -Y 'frame.packet_flags_direction == 2' 2>/dev/n
 # Interface assignment: pktmon component of each packet event (JSON, jq) named by pktmon's component events
 # (id 20) = the IDB name tshark shows for each packet.
 $ETLCONV -q "$ETL" -of json > "$T/p.jsonl"
-jq -r -s '(map(select(.id == 20)) | map({key: .fields.Id, value: .fields.Name}) | from_entries) as $names
+jq -r -s '(map(select(.id == 20)) | map({key: (.fields.Id | tostring), value: .fields.Name}) | from_entries) as $names
           | .[] | select(.provider == "Microsoft-Windows-PktMon" and (.id == 160 or .id == 170))
-          | $names[.fields.ComponentId]' "$T/p.jsonl" > "$T/want_if.txt"
+          | $names[.fields.ComponentId | tostring]' "$T/p.jsonl" > "$T/want_if.txt"
 tshark -r "$T/p.pcapng" -T fields -e frame.interface_name 2>/dev/null > "$T/got_if.txt"
 check "$(wc -l < "$T/want_if.txt")" 114 "JSON: 114 pktmon packet events"
 cmp -s "$T/want_if.txt" "$T/got_if.txt"; ok $? "every packet is on the IDB of its pktmon component"

@@ -69,7 +69,7 @@ H=testdata/tx/CrossMachineHTTP.etl.gz
 HMAN=testdata/schemas/real-man/microsoft-Tx/HTTP_Server.man
 line=$($ETLCONV $H -q -of json -import "$HMAN" | grep -m1 '"id":12,')
 rid=$(printf '%s' "$line" | sed -n 's/.*"RequestId":"\([^"]*\)".*/\1/p')
-status=$(printf '%s' "$line" | sed -n 's/.*"HttpStatus":"\([^"]*\)".*/\1/p')
+status=$(printf '%s' "$line" | sed -n 's/.*"HttpStatus":\([0-9]*\).*/\1/p')  # UInt16: a JSON number
 text=$(sed -n 's/.*<string id="string174" value="\([^"]*\)".*/\1/p' "$HMAN")
 want=$(printf '%s' "$text" | sed "s/%1/$rid/; s/%2/$status/")
 [ -n "$rid" ] && [ -n "$status" ] && [ -n "$text" ]; ok $? "HttpService event 12: fields and manifest text found"

@@ -213,6 +213,30 @@ int etl_schema_export_manifest(const etl_schema_registry *registry, const etl_gu
  * Then etl_schema_export_manifest(exported, NULL, 0, ...) writes the manifest. */
 int etl_schema_export_collect(etl_schema_registry *exported, const etl_event_info *info);
 
+/* WPP software tracing (docs/schemas.md §5): TMF statements decode trace-message records (source "tmf").
+ * `path` is a .tmf file or a folder whose *.tmf files are all read (tracefmt's -tp: <message-GUID>.tmf);
+ * a .pdb file (or a folder of .pdb files, with etl_schema_load_pdb_path) gives the TMF text its S_ANNOTATION
+ * records carry. A malformed statement is skipped and reported (first one in err as "FILE:LINE: why"), the
+ * rest loads: the result is ETL_ERR_FORMAT then, with the counts in stats. */
+typedef struct etl_tmf_load_stats {
+    unsigned files;            /* TMF files (or PDBs with TMF annotations) read */
+    unsigned statements;       /* #typev statements read, duplicates included */
+    unsigned arguments;        /* argument lines of the statements */
+    unsigned enums;            /* #enumv blocks */
+    unsigned refused;          /* malformed statements or lines skipped */
+    unsigned duplicates;       /* statements whose (message GUID, number) was known already: the first stays */
+} etl_tmf_load_stats;
+int etl_schema_load_tmf_path(etl_schema_registry *registry, const char *path, etl_error *err,
+                             etl_tmf_load_stats *stats);
+int etl_schema_load_pdb_path(etl_schema_registry *registry, const char *path, etl_error *err,
+                             etl_tmf_load_stats *stats);
+/* tracefmt -i: the PDB an image (.sys/.dll/.exe) names in its CodeView debug record, looked for beside the
+ * image, then in each of `folders`. */
+int etl_schema_load_image_pdb(etl_schema_registry *registry, const char *image, const char *const *folders,
+                              size_t folder_count, etl_error *err, etl_tmf_load_stats *stats);
+/* Every entry of $TRACE_FORMAT_SEARCH_PATH (';'- or ':'-separated folders/files, as tracefmt reads it). */
+int etl_schema_load_tmf_search_path(etl_schema_registry *registry, etl_error *err, etl_tmf_load_stats *stats);
+
 /* ---- decoding ----------------------------------------------------------------------------------------- */
 
 typedef enum etl_decode_status {
@@ -239,6 +263,24 @@ typedef struct etl_field {
     int32_t array_index;       /* element index inside an array, -1 otherwise */
     const etl_property_info *property;
 } etl_field;
+
+/* A WPP trace message decoded with its TMF statement (source ETL_SOURCE_TMF). */
+typedef struct etl_wpp_event {
+    const char *component;      /* TMF component name ("BthPS3"); also the event's provider_name */
+    const char *tag;            /* the statement's name, <file>_<ext><line> ("L2CAP_c141"): tracefmt's %2 */
+    const char *file;           /* source file from the TMF header (SRC=), "" when unknown */
+    uint32_t line;              /* source line taken from the tag, 0 when unknown */
+    const char *function;       /* FUNC= ("" when unknown) */
+    const char *level;          /* LEVEL= name ("TRACE_LEVEL_ERROR", "" when none) */
+    const char *flags;          /* FLAGS= name ("" when none) */
+    uint16_t message_number;
+    etl_guid message_guid;
+} etl_wpp_event;
+/* A value's own bytes inside the payload (for counted strings/binaries the bytes after the count prefix). */
+typedef struct etl_field_bytes {
+    const uint8_t *data;       /* NULL for struct/array markers and values without payload bytes */
+    uint32_t size;
+} etl_field_bytes;
 
 typedef struct etl_decoded_event {
     const etl_event_record *record;
@@ -268,6 +310,10 @@ typedef struct etl_decoded_event {
                                      * after the last property (newer event versions; tracerpt ignores them) */
     size_t undecoded_length;
     const char *error;              /* ERROR: one-line reason */
+    const etl_wpp_event *wpp;       /* WPP message decoded with a TMF (message = its text); NULL otherwise */
+    const etl_field_bytes *field_bytes; /* parallel to `fields` (NULL when the producer has none): the bytes
+                                     * each value was rendered from, so typed writers can keep the number
+                                     * behind a mapped name (src/decode/value_kind.h) */
 } etl_decoded_event;
 
 typedef struct etl_decoder etl_decoder;
@@ -304,9 +350,17 @@ typedef struct etl_decode_stats {
     uint64_t decode_errors;
     uint64_t by_source[ETL_SOURCE_COUNT];
     uint64_t extra_payload;     /* decoded OK with bytes after the last property (counted in `decoded` too) */
+    uint64_t trace_schemas_lost;/* schemas the trace carries that were refused or never completed (reported) */
 } etl_decode_stats;
 
 const etl_decode_stats *etl_decoder_get_stats(const etl_decoder *decoder);
+
+/* Where the decoder reports schemas the trace carries and that are lost (an in-trace EventSource manifest
+ * refused by the manifest parser, broken off by a lost chunk, or never completed): warnings with the file and
+ * offset of the event that showed it. */
+void etl_decoder_set_diagnostic(etl_decoder *decoder, etl_diagnostic_fn fn, void *ctx);
+/* After the last record: reports what is still incomplete (manifests whose last chunks never came). */
+void etl_decoder_finish(etl_decoder *decoder);
 
 #ifdef __cplusplus
 }

@@ -50,11 +50,17 @@ typedef struct etl_writer_options {
     const etl_trace *trace;  /* optional: its TimerResolution turns KernelTime/UserTime ticks into ms */
     /* -- issue 13 (diff) members below; keep this line -- */
     /* -- issue 14 (perf) members below; keep this line -- */
+    int flush_every_event;   /* hand each event's text to the sink at once (else in blocks of ~256 KiB and at end) */
     /* -- issue 15 (typed) members below; keep this line -- */
+    int json_bigint_string;  /* --json-bigint string: 64-bit integers (and timestamp, keywords) as strings */
+    const char *split_dir;   /* --split DIR: the split writers' output folder */
+    unsigned split_max_open; /* --split-max-open N: files kept open at once (0: the default, 64) */
     /* -- issue 16 (evtx) members below; keep this line -- */
     /* -- issue 17 (net) members below; keep this line -- */
     int pcapng_events;       /* pcapng: non-packet events as systemd journal export blocks between packets */
     /* -- issue 18 (wpp) members below; keep this line -- */
+    const char *wpp_prefix;  /* tracefmt writer: line prefix (TRACE_FORMAT_PREFIX syntax); NULL: the environment's
+                              * $TRACE_FORMAT_PREFIX, else tracefmt's "[%9!d!]%8!04X!.%3!04X!::%4!s! [%1!s!]" */
 } etl_writer_options;
 
 /* Run totals for writers that report them at the end (summary). Any member may be 0/NULL. */

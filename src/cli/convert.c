@@ -137,7 +137,10 @@ static etl_writer *start_writer(const char *name, const etlconv_options *opt, et
     etl_writer_options options = opt->writer;
     options.trace = trace;  /* TimerResolution: KernelTime/UserTime in ms */
     const etl_sink *sink = etlconv_output_sink(out);
-    if (activity) sink = etlconv_activity_sink(activity, sink, name);  /* --group activity */
+    if (activity && opt->group_activity) {  /* --group activity: each event's bytes reach the grouping sink alone */
+        sink = etlconv_activity_sink(activity, sink, name);
+        options.flush_every_event = 1;
+    }
     etl_writer *w = sink ? etl_writer_new(etl_writer_format_find(name), sink, &options) : NULL;
     if (!w) {
         fprintf(stderr, "etlconv: out of memory\n");
@@ -176,6 +179,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
         goto done;
     }
     etl_decoder_set_flags(r.decoder, opt->no_trace_schemas ? ETL_DECODER_NO_TRACE_SCHEMAS : 0);
+    etl_decoder_set_diagnostic(r.decoder, on_diagnostic, &r);
     if (etlconv_extras_start(&r.extras, opt, job->report_output, job->interpreted_output) != 0) goto done;
     if (!opt->one_pass && learn_processes(&r, job) != 0) goto done;
     if (etlconv_activity_prepare(&r.activity, opt, job) != 0) goto done;
@@ -190,6 +194,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
 
     etlconv_progress_start(&r.progress, opt->quiet, opt->progress, etl_trace_get_stats(r.trace)->bytes_total);
     rc = etl_process(r.trace, on_event, &r);
+    etl_decoder_finish(r.decoder);
     etlconv_progress_finish(&r.progress);
     if (r.failed) goto done;
     if (rc < 0) {
@@ -225,7 +230,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     /* Exit policy (etlconv.1, EXIT STATUS): events the recording session lost are a fact of the capture, not
      * of the file: a note and exit 0, as tracerpt reports success; --strict makes them exit 1. */
     uint64_t lost = ts->events_lost + ts->buffers_lost;
-    int damaged = ts->errors || ts->warnings || ds->decode_errors;
+    int damaged = ts->errors || ts->warnings || ds->decode_errors || ds->trace_schemas_lost;
     if (lost || damaged) {
         if (damaged || opt->strict) status = ETLCONV_EXIT_WARNINGS;
         if (!opt->quiet) {
@@ -236,6 +241,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
                 {ts->events_lost, "events lost"}, {ts->buffers_lost, "buffers lost"},
                 {ts->errors, "read errors"}, {ts->warnings, "read warnings"},
                 {ds->decode_errors, "payloads did not fit their schema"},
+                {ds->trace_schemas_lost, "schemas in the trace refused or incomplete"},
             };
             fprintf(stderr, "etlconv: %s%s: %s:", job->inputs[0], job->input_count > 1 ? " and the other inputs" : "",
                     status == ETLCONV_EXIT_OK ? "converted completely; the recording session reported"

@@ -2,6 +2,8 @@
  * options use two and may carry "=VALUE". Both spellings fill the same etlconv_options. */
 #include "options.h"
 #include "options_tracerpt.h"
+#include "options_wpp.h"
+#include "options_typed.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -189,7 +191,7 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
     o->format = etl_writer_format_find("xml");
     o->writer.table_columns = ETL_TABLE_DEFAULT;
     o->filters.level = -1;
-    int only_files = 0, format_given = 0;
+    int only_files = 0, format_given = 0, typed_status = 0;
     char ***collect = &o->inputs;  /* where bare words go: inputs, or -import/-l lists */
     size_t *collect_count = &o->input_count;
 
@@ -281,10 +283,6 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
         } else if ((v = match(a, "-export|--export"))) {
             if (*v == '\0' && etlconv_optional_value(argc, argv, &i, &v) != 0) return ETLCONV_EXIT_FAILURE;
             o->export_file = v && *v ? v : "schema.man";  /* tracerpt's default name */
-        } else if ((v = match(a, "-tmf|-tp|--tmf|--tmf-path"))) {
-            VALUE(a);
-            fprintf(stderr, "etlconv: warning: %s is reserved for WPP TMF decoding, which is not supported yet; "
-                            "WPP events are written undecoded\n", a);
         } else if ((v = match(a, "-en"))) {
             VALUE(a);  /* tracerpt's CSV encoding switch: output is always UTF-8 here */
             if (strcasecmp(v, "ANSI") != 0 && strcasecmp(v, "Unicode") != 0)
@@ -341,6 +339,8 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
             /* -- issue 13 (diff) options below; keep this line -- */
             /* -- issue 14 (perf) options below; keep this line -- */
             /* -- issue 15 (typed) options below; keep this line -- */
+        } else if (etlconv_parse_typed_option(argc, argv, &i, o, &typed_status)) {
+            if (typed_status) return typed_status;
             /* -- issue 16 (evtx) options below; keep this line -- */
             /* -- issue 17 (net) options below; keep this line -- */
         } else if ((v = match(a, "--pcapng-events"))) {
@@ -354,6 +354,9 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
             if (strcasecmp(v, "activity") != 0) return fail("bad --group '%s' (only 'activity')", v);
             o->group_activity = 1;
             /* -- issue 18 (wpp) options below; keep this line -- */
+        } else if ((v = match(a, "-tmf|-tp|--tmf|--tmf-path|-pdb|--pdb|-i|--image"))) {
+            VALUE(a);
+            if (etlconv_wpp_option(o, a, v) != 0) return fail("%s", "out of memory");
         } else {
             return fail("unknown option '%s'", a);
         }
@@ -361,6 +364,7 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
     }
     if (o->mode != MODE_CONVERT) return 0;
     if (!format_given && o->output && !o->each) infer_format(o);
+    if (etlconv_finish_typed_options(o) != 0) return ETLCONV_EXIT_FAILURE;
     if (o->input_count == 0) return fail("%s", "no input file");
     if (o->each && !o->output) return fail("%s", "--each needs -o DIR");
     if (o->each && o->summary_file) return fail("%s", "--each writes one summary per input; give -summary no file");
@@ -380,6 +384,7 @@ void etlconv_free_options(etlconv_options *o)
     free(o->filters.event_ids);
     free(o->filters.pids);
     free(o->filters.tids);
+    etlconv_wpp_free_options(o);
     memset(o, 0, sizeof *o);
 }
 
@@ -414,7 +419,6 @@ void etlconv_print_help(FILE *out)
           "  --no-trace-schemas      ignore the schemas the trace carries (TraceLogging metadata, EventSource\n"
           "                          manifests, KernelTraceControl metadata): decode with -import, bundled and\n"
           "                          kernel schemas only (e.g. to check an exported manifest)\n"
-          "  -tmf FILE, -tp PATH     reserved for WPP (not supported yet; WPP events stay undecoded)\n"
           "  -en ANSI|Unicode        accepted for tracerpt scripts; output is always UTF-8\n"
           "Filters (all must match; lists match any element):\n"
           "  --provider NAME|GUID    repeatable\n"
@@ -427,6 +431,17 @@ void etlconv_print_help(FILE *out)
           /* -- issue 13 (diff) help lines below; keep this line -- */
           /* -- issue 14 (perf) help lines below; keep this line -- */
           /* -- issue 15 (typed) help lines below; keep this line -- */
+          "Typed output (JSON and tables):\n"
+          "  --json-bigint number|string\n"
+          "                          64-bit integers in JSON as numbers (default; jq 1.6 rounds them above\n"
+          "                          2^53) or as decimal strings (exact in every reader)\n"
+          "  --split DIR             with -of csv or -of json: one file per event type in DIR (CSV: a\n"
+          "                          header row of common columns + the event's fields, and DIR/schema.sql)\n"
+          "  --split-max-open N      files --split keeps open at once (default 64; the others are closed\n"
+          "                          and reopened to append)\n"
+          "  --style ecs             with -of json: Elastic Common Schema (winlog.*) as Filebeat's ETW input\n"
+          "etlconv schemas [TRACE...] [-import FILE|DIR...] [-of text|json|manifest] [-o FILE] [--info]\n"
+          "                          list providers, events and fields of traces and schema files\n"
           /* -- issue 16 (evtx) help lines below; keep this line -- */
           /* -- issue 17 (net) help lines below; keep this line -- */
           "Network captures:\n"
@@ -439,6 +454,14 @@ void etlconv_print_help(FILE *out)
           "  --activity GUID         events of this activity and of those linked to it by RelatedActivityID\n"
           "  --group activity        output grouped by activity (in order of each activity's first event)\n"
           /* -- issue 18 (wpp) help lines below; keep this line -- */
+          "WPP software tracing (trace messages decoded with their TMF; tracefmt's text with -of tracefmt):\n"
+          "  -tmf FILE, -tp DIR      a TMF file, or a folder of <message-GUID>.tmf files (repeatable);\n"
+          "                          also every folder in $TRACE_FORMAT_SEARCH_PATH (';' or ':' separated)\n"
+          "  -pdb FILE|DIR           the TMF annotations of a driver's PDB, or of every .pdb in a folder\n"
+          "  -i IMAGE|DIR            the PDB a driver/binary names in its debug directory, looked for beside\n"
+          "                          it and in the -pdb folders\n"
+          "                          $TRACE_FORMAT_PREFIX: the -of tracefmt line prefix (default\n"
+          "                          \"[%9!d!]%8!04X!.%3!04X!::%4!s! [%1!s!]\": [CPU]PID.TID::time [component])\n"
           "Other:\n"
           "  -l FILE...              tracerpt's optional marker before the input files\n"
           "  --info FILE...          describe the files (header, clock, buffers, providers) and exit\n"

@@ -72,12 +72,19 @@ typedef struct etlconv_options {
     /* -- issue 13 (diff) members below; keep this line -- */
     /* -- issue 14 (perf) members below; keep this line -- */
     /* -- issue 15 (typed) members below; keep this line -- */
+    const char *json_style;        /* --style ecs: "ecs", else NULL */
     /* -- issue 16 (evtx) members below; keep this line -- */
     /* -- issue 17 (net) members below; keep this line -- */
     int activity_given;            /* --activity ID: that activity and the ones linked to it */
     etl_guid activity;
     int group_activity;            /* --group activity */
     /* -- issue 18 (wpp) members below; keep this line -- */
+    char **wpp_tmf;                /* -tmf FILE, -tp DIR (options_wpp.c) */
+    size_t wpp_tmf_count;
+    char **wpp_pdb;                /* -pdb FILE|DIR */
+    size_t wpp_pdb_count;
+    char **wpp_images;             /* -i IMAGE|DIR: the PDB its CodeView record names */
+    size_t wpp_image_count;
 } etlconv_options;
 
 /* Parses argv. Returns 0, or prints a one-line error to stderr and returns ETLCONV_EXIT_FAILURE. */

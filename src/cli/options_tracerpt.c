@@ -336,10 +336,47 @@ static int check_filters(const etlconv_filters *f)
     return 0;
 }
 
+/* tracerpt takes performance-counter logs (.blg, counter .csv) for -report; etlconv reads no counter logs:
+ * they are dropped with a warning, so the documented "-report -df" command line still runs. */
+static void drop_counter_logs(etlconv_options *o)
+{
+    size_t kept = 0;
+    for (size_t k = 0; k < o->input_count; k++) {
+        size_t n = strlen(o->inputs[k]);
+        if (n > 4 && strcasecmp(o->inputs[k] + n - 4, ".blg") == 0) {
+            if (!o->quiet)
+                fprintf(stderr, "etlconv: warning: %s: performance-counter logs are not read; the report covers "
+                                "the trace files only\n", o->inputs[k]);
+            continue;
+        }
+        o->inputs[kept++] = o->inputs[k];
+    }
+    o->input_count = kept;
+}
+
+/* -df: tracerpt's counting/reporting schema has no public format; the file must exist (a typo should not
+ * pass), and the report says which counters it has (etlconv.1). */
+static int check_counting_schema(const etlconv_options *o)
+{
+    FILE *f = fopen(o->counting_schema, "rb");
+    if (!f) {
+        fprintf(stderr, "etlconv: -df %s: %s\n", o->counting_schema, strerror(errno));
+        return ETLCONV_EXIT_FAILURE;
+    }
+    fclose(f);
+    if (!o->quiet)
+        fprintf(stderr, "etlconv: warning: -df %s: the report uses etlconv's fixed counters (providers, event types, "
+                        "processes, disks, files, threads); the schema file is not applied\n", o->counting_schema);
+    return 0;
+}
+
 int etlconv_tracerpt_finish(etlconv_options *o)
 {
     if (tracerpt_mode) o->tracerpt = 1;
     if (o->mode != MODE_CONVERT) return 0;
+    drop_counter_logs(o);
+    if (o->input_count == 0) return usage("no trace file to read (only performance-counter logs)%s%s", "", "");
+    if (o->counting_schema && check_counting_schema(o) != 0) return ETLCONV_EXIT_FAILURE;
     if (check_filters(&o->filters) != 0) return ETLCONV_EXIT_FAILURE;
     if (o->jobs > 1 && !o->each) return usage("--jobs converts several files at once with --each%s%s", "", "");
     if (o->jobs > 1 && o->export_file)

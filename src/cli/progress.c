@@ -20,7 +20,8 @@ void etlconv_progress_start(etlconv_progress *p, int quiet, int force, uint64_t 
 {
     p->enabled = !quiet && (force || (isatty(STDERR_FILENO) && total_bytes >= PROGRESS_MIN_BYTES));
     p->started = etlconv_now();
-    p->last_draw = p->started;
+    /* --progress draws at the first update, however fast the conversion runs */
+    p->last_draw = force ? p->started - PROGRESS_REDRAW_SECONDS : p->started;
     p->drawn = 0;
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "convert.h"
+#include "options_wpp.h"
 
 int etlconv_load_schemas(const etlconv_options *opt, etl_schema_registry *registry)
 {
@@ -45,5 +46,6 @@ int etlconv_load_schemas(const etlconv_options *opt, etl_schema_registry *regist
             fprintf(stderr, "etlconv: warning: %s (the rest of %s was loaded)\n", what, opt->imports[i]);
         status = ETLCONV_EXIT_WARNINGS;
     }
-    return status;
+    int wpp = etlconv_wpp_load(opt, registry);  /* -tmf/-tp/-pdb/-i, TRACE_FORMAT_SEARCH_PATH */
+    return wpp > status ? wpp : status;
 }

@@ -23,7 +23,9 @@
 #include "decode/message.h"
 #include "decode/process_table.h"
 #include "decode/walk.h"
+#include "schema/eventsource.h"
 #include "schema/sources.h"
+#include "schema/wpp/wpp.h"
 
 struct etl_decoder {
     etl_schema_registry *registry;
@@ -32,6 +34,7 @@ struct etl_decoder {
     etl_eventsource_state *eventsource;
     etl_embedded_state *embedded;
     etl_process_table *processes;
+    wpp_decoder *wpp;      /* WPP trace messages with a TMF statement (ETL_SOURCE_TMF) */
     etl_walk walk;
     etl_textbuf names;     /* event name of the current event */
     etl_textbuf inserts;   /* message inserts, NUL-separated */
@@ -47,6 +50,8 @@ struct etl_decoder {
     etl_decoded_event event;
     etl_decode_stats stats;
     unsigned flags;        /* ETL_DECODER_* */
+    etl_diagnostic_fn on_diagnostic;
+    void *diagnostic_ctx;
 };
 
 /* winmeta.xml display strings */
@@ -77,6 +82,19 @@ static const char *display_name(const char *name)
 static const char *const keyword_bit_names[8] = {"Response Time", "WDI Context",   "WDI Diag",          "SQM",
                                                  "Audit Failure", "Audit Success", "Correlation Hint", "Classic"};
 
+/* A schema the trace carries was lost: a warning naming the file and the offset of the event that showed it. */
+static void report_schema_lost(void *ctx, uint32_t file_index, uint64_t offset, const char *message)
+{
+    etl_decoder *d = ctx;
+    d->stats.trace_schemas_lost++;
+    if (!d->on_diagnostic) return;
+    const char *path = etl_trace_file_path(d->trace, file_index);
+    char line[900];
+    snprintf(line, sizeof line, "%s: offset 0x%llx: %s", path ? path : "trace", (unsigned long long)offset, message);
+    etl_diagnostic diag = {ETL_WARNING, ETL_ERR_SCHEMA, file_index, offset, line};
+    d->on_diagnostic(&diag, d->diagnostic_ctx);
+}
+
 etl_decoder *etl_decoder_new(etl_schema_registry *registry, const etl_trace *trace)
 {
     if (!registry) return NULL;
@@ -87,9 +105,11 @@ etl_decoder *etl_decoder_new(etl_schema_registry *registry, const etl_trace *tra
     etl_walk_init(&d->walk);
     d->tracelogging = etl_tracelogging_cache_new();
     d->eventsource = etl_eventsource_new(registry);
+    if (d->eventsource) etl_eventsource_set_report(d->eventsource, report_schema_lost, d);
     d->embedded = etl_embedded_new(registry);
     d->processes = etl_process_table_new();
-    if (!d->tracelogging || !d->eventsource || !d->embedded || !d->processes ||
+    d->wpp = wpp_decoder_new();
+    if (!d->tracelogging || !d->eventsource || !d->embedded || !d->processes || !d->wpp ||
         etl_kernel_mof_register(registry) == ETL_ERR_NOMEM) {
         etl_decoder_free(d);
         return NULL;
@@ -104,6 +124,7 @@ void etl_decoder_free(etl_decoder *d)
     etl_eventsource_free(d->eventsource);
     etl_embedded_free(d->embedded);
     etl_process_table_free(d->processes);
+    wpp_decoder_free(d->wpp);
     etl_walk_free(&d->walk);
     etl_textbuf_free(&d->names);
     etl_textbuf_free(&d->inserts);
@@ -117,6 +138,17 @@ void etl_decoder_free(etl_decoder *d)
 const etl_decode_stats *etl_decoder_get_stats(const etl_decoder *d) { return &d->stats; }
 
 void etl_decoder_set_flags(etl_decoder *d, unsigned flags) { d->flags = flags; }
+
+void etl_decoder_set_diagnostic(etl_decoder *d, etl_diagnostic_fn fn, void *ctx)
+{
+    d->on_diagnostic = fn;
+    d->diagnostic_ctx = ctx;
+}
+
+void etl_decoder_finish(etl_decoder *d)
+{
+    if (d) etl_eventsource_finish(d->eventsource);
+}
 
 static const etl_event_info *find_schema(etl_decoder *d, const etl_event_record *rec, const char **tl_error);
 
@@ -300,7 +332,17 @@ int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_deco
     ev->info = info;
     fill_names(d, ev, info);
 
-    if (info) {
+    int wpp = 0;
+    if (!string_only && wpp_is_trace_message(rec)) { /* WPP: the statement of a TMF (-tmf/-tp/-pdb) */
+        etl_render_context ctx = {rec->pointer_size, d->trace, rec->file_index, etl_trace_raw_to_filetime};
+        wpp = wpp_decode(d->wpp, etl_schema_registry_wpp_const(d->registry), rec, &ctx, ev);
+        if (wpp < 0) return wpp;
+        if (wpp && ev->status == ETL_DECODE_ERROR) set_error(d, ev, ev->error);
+    }
+
+    if (wpp) {
+        /* decoded above */
+    } else if (info) {
         etl_render_context ctx = {rec->pointer_size, d->trace, rec->file_index, etl_trace_raw_to_filetime};
         int rc = etl_walk_event(&d->walk, info, payload, size, &ctx);
         if (rc < 0) return rc;
@@ -308,6 +350,7 @@ int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_deco
         ev->source = info->source;
         ev->fields = d->walk.fields;
         ev->field_count = d->walk.field_count;
+        ev->field_bytes = d->walk.bytes;
         if (d->walk.consumed < size) {
             /* OK: trailing bytes of a newer event version (kept for writers that show them);
              * ERROR: the bytes from the value that did not fit */

@@ -27,6 +27,7 @@ typedef struct walk_state {
     size_t size;
     size_t pos;
     size_t steps;  /* elements visited, bounds the work of hostile counts */
+    size_t zero_width;  /* array elements that occupied no payload bytes */
     const etl_render_context *ctx;
 } walk_state;
 
@@ -36,6 +37,7 @@ void etl_walk_free(etl_walk *w)
 {
     free(w->fields);
     free(w->value_offsets);
+    free(w->bytes);
     free(w->values);
     free(w->value_epoch);
     free(w->top_first);
@@ -60,22 +62,31 @@ static int fail(walk_state *s, const etl_property_info *prop, const char *fmt, .
 
 static size_t remaining(const walk_state *s) { return s->size - s->pos; }
 
+/* Doubles the per-field arrays (fields, text offsets, value bytes). */
+static int grow_fields(etl_walk *w)
+{
+    size_t cap = w->field_capacity ? w->field_capacity * 2 : 64;
+    etl_field *f = realloc(w->fields, cap * sizeof *f);
+    if (!f) return -1;
+    w->fields = f;
+    size_t *o = realloc(w->value_offsets, cap * sizeof *o);
+    if (!o) return -1;
+    w->value_offsets = o;
+    etl_field_bytes *b = realloc(w->bytes, cap * sizeof *b);
+    if (!b) return -1;
+    w->bytes = b;
+    w->field_capacity = cap;
+    return 0;
+}
+
 static int push_field(walk_state *s, etl_field_kind kind, const etl_property_info *prop, unsigned depth,
                       int32_t array_index)
 {
     etl_walk *w = s->w;
     if (w->field_count >= ETL_WALK_MAX_FIELDS)
         return fail(s, prop, "more than %u fields in one event", ETL_WALK_MAX_FIELDS);
-    if (w->field_count == w->field_capacity) {
-        size_t cap = w->field_capacity ? w->field_capacity * 2 : 64;
-        etl_field *f = realloc(w->fields, cap * sizeof *f);
-        if (!f) return WALK_NOMEM;
-        w->fields = f;
-        size_t *o = realloc(w->value_offsets, cap * sizeof *o);
-        if (!o) return WALK_NOMEM;
-        w->value_offsets = o;
-        w->field_capacity = cap;
-    }
+    if (w->field_count == w->field_capacity && grow_fields(w) != 0) return WALK_NOMEM;
+    w->bytes[w->field_count] = (etl_field_bytes){NULL, 0};
     etl_field *f = &w->fields[w->field_count];
     f->kind = kind;
     f->name = prop->name ? prop->name : "";
@@ -287,6 +298,7 @@ static int walk_scalar(walk_state *s, uint32_t index, unsigned depth, int32_t ar
     }
     if (prop->out_type != ETL_OUT_NOPRINT) {
         if ((rc = push_field(s, ETL_FIELD_VALUE, prop, depth, array_index))) return rc;
+        s->w->bytes[s->w->field_count - 1] = (etl_field_bytes){value, (uint32_t)len};
         etl_render_value(&s->w->text, prop->in_type, prop->out_type, prop->map, value, len, s->ctx);
         etl_textbuf_putc(&s->w->text, '\0'); /* each value is its own C string inside `text` */
         if (s->w->text.failed) return WALK_NOMEM;
@@ -332,6 +344,7 @@ static int walk_char_array(walk_state *s, const etl_property_info *prop, uint64_
     if ((rc = push_field(s, ETL_FIELD_VALUE, prop, depth, -1))) return rc;
     const uint8_t *p = s->payload + s->pos;
     size_t bytes = (size_t)count * unit;
+    s->w->bytes[s->w->field_count - 1] = (etl_field_bytes){p, (uint32_t)bytes};
     if (unit == 2) etl_render_utf16(&s->w->text, p, bytes);
     else etl_render_ansi(&s->w->text, p, bytes);
     etl_textbuf_putc(&s->w->text, '\0');
@@ -362,10 +375,19 @@ static int walk_property(walk_state *s, uint32_t index, unsigned depth)
     if (!is_array) return walk_element(s, index, depth, -1);
     if (is_char_array(prop)) return walk_char_array(s, prop, count, depth);
 
+    if (count > ETL_WALK_MAX_ARRAY_ELEMENTS)
+        return fail(s, prop, "truncated: %llu elements, more than an array can hold (%u)", (unsigned long long)count,
+                    ETL_WALK_MAX_ARRAY_ELEMENTS);
     if ((rc = push_field(s, ETL_FIELD_ARRAY_BEGIN, prop, depth, -1))) return rc;
     for (uint64_t i = 0; i < count && rc == WALK_OK; i++) {
+        size_t before = s->pos;
         if (optional && remaining(s) == 0) rc = WALK_END; /* the payload may end on an element boundary */
         else rc = walk_element(s, index, depth + 1, (int32_t)(i > INT32_MAX ? INT32_MAX : i));
+        if (rc == WALK_OK && s->pos == before && ++s->zero_width > ETL_WALK_MAX_ZERO_WIDTH)
+            rc = fail(s, prop, "truncated: more than %u array elements that occupy no payload bytes",
+                      ETL_WALK_MAX_ZERO_WIDTH);
+        if (rc == WALK_OK && s->w->text.length > ETL_WALK_MAX_TEXT)
+            rc = fail(s, prop, "truncated: more than %u bytes of text in one event", ETL_WALK_MAX_TEXT);
     }
     if (rc != WALK_OK && rc != WALK_END) return rc;
     int end = push_field(s, ETL_FIELD_ARRAY_END, prop, depth, -1);
@@ -397,16 +419,9 @@ static int close_open_fields(walk_state *s)
     while (n) {
         const etl_field begin = w->fields[open[--n]];
         etl_field_kind end = begin.kind == ETL_FIELD_STRUCT_BEGIN ? ETL_FIELD_STRUCT_END : ETL_FIELD_ARRAY_END;
-        if (w->field_count >= w->field_capacity) { /* closers may exceed the field cap, never the array */
-            size_t cap = w->field_capacity * 2;
-            etl_field *f = realloc(w->fields, cap * sizeof *f);
-            if (!f) return WALK_NOMEM;
-            w->fields = f;
-            size_t *o = realloc(w->value_offsets, cap * sizeof *o);
-            if (!o) return WALK_NOMEM;
-            w->value_offsets = o;
-            w->field_capacity = cap;
-        }
+        /* closers may exceed the field cap, never the array */
+        if (w->field_count >= w->field_capacity && grow_fields(w) != 0) return WALK_NOMEM;
+        w->bytes[w->field_count] = (etl_field_bytes){NULL, 0};
         w->fields[w->field_count] = begin;
         w->fields[w->field_count].kind = end;
         w->value_offsets[w->field_count++] = 0;
@@ -451,7 +466,7 @@ int etl_walk_event(etl_walk *w, const etl_event_info *info, const uint8_t *paylo
         w->epoch = 1;
     }
 
-    walk_state s = {w, info, payload, size, 0, 0, ctx};
+    walk_state s = {w, info, payload, size, 0, 0, 0, ctx};
     int rc = WALK_OK;
     uint32_t i = 0;
     for (; i < tops && rc == WALK_OK; i++) {

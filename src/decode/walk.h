@@ -11,6 +11,14 @@
  * elements stop here instead of exhausting memory. */
 #define ETL_WALK_MAX_FIELDS 131072u
 #define ETL_WALK_MAX_DEPTH 32u
+/* Amplification caps (docs/robustness.md). A real array has at most 65535 elements (a u16 count; an event
+ * payload is < 64 KiB, so elements of ≥ 1 byte cannot be more). Elements that occupy no payload bytes (a
+ * zero-length string or binary, a struct of such) cost output but no input: at most 256 per event. And at
+ * most 1 MiB of rendered text per event (a 64 KiB payload renders to far less). Past a cap the event stops
+ * there and is marked as a decode error ("truncated: ..."). */
+#define ETL_WALK_MAX_ARRAY_ELEMENTS 65535u
+#define ETL_WALK_MAX_ZERO_WIDTH 256u
+#define ETL_WALK_MAX_TEXT (1u << 20)
 
 typedef struct etl_walk {
     /* output of the last etl_walk_event */
@@ -24,6 +32,7 @@ typedef struct etl_walk {
     /* reusable storage */
     etl_textbuf text;
     size_t *value_offsets;  /* per field: offset of its text in `text`, resolved at the end */
+    etl_field_bytes *bytes; /* per field: the value's own bytes in the payload (typed writers) */
     size_t field_capacity;
     uint64_t *values;       /* per property index: last integer value (for PARAM_LENGTH/PARAM_COUNT) */
     uint32_t *value_epoch;  /* values[i] is valid when value_epoch[i] == epoch */

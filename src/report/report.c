@@ -24,7 +24,7 @@ etl_report *etl_report_new(int level)
     rt_init(&r->event_types, ETL_REPORT_MAX_ROWS);
     rt_init(&r->processes, ETL_REPORT_MAX_ROWS);
     rt_init(&r->disks, ETL_REPORT_MAX_ROWS);
-    rt_init(&r->files, ETL_REPORT_MAX_ROWS);
+    rt_init(&r->file_objects, ETL_REPORT_MAX_ROWS);
     rt_init(&r->threads, ETL_REPORT_MAX_ROWS);
     rt_init(&r->file_names, MAX_FILE_OBJECTS);
     r->first_time = INT64_MAX;
@@ -39,7 +39,7 @@ void etl_report_free(etl_report *r)
     rt_free(&r->event_types);
     rt_free(&r->processes);
     rt_free(&r->disks);
-    rt_free(&r->files);
+    rt_free(&r->file_objects);
     rt_free(&r->threads);
     rt_free(&r->file_names);
     free(r);
@@ -115,7 +115,7 @@ static rt_row *process_row(etl_report *r, const etl_decoded_event *ev, int *nome
     return p;
 }
 
-static const char *file_name(const etl_report *r, uint64_t object)
+const char *etl_report_file_name(const etl_report *r, uint64_t object)
 {
     rt_row *n = object ? rt_find(&r->file_names, object, NULL) : NULL;
     return n ? n->text[1] : NULL;
@@ -134,16 +134,18 @@ static int remember_name(etl_report *r, uint64_t object, const char *name)
     return rt_set_text(n, 1, name);
 }
 
-/* values: 0 reads, 1 read bytes, 2 writes, 3 write bytes (file I/O), 4 disk reads, 5 disk read bytes,
- * 6 disk writes, 7 disk write bytes. */
-static int count_file(etl_report *r, const char *name, int value_base, int write, uint64_t bytes)
+/* Per file object (names often arrive later, in the rundown at the end of the trace: resolved when written).
+ * values: 0 reads, 1 read bytes, 2 writes, 3 write bytes (file I/O), 4 disk reads, 5 disk read bytes,
+ * 6 disk writes, 7 disk write bytes, 8 the FileObject when the key is a FileKey. */
+static int count_file(etl_report *r, uint64_t key, uint64_t object, int value_base, int write, uint64_t bytes)
 {
-    if (!name || r->level < ETL_REPORT_LEVEL_FILES) return 0;
+    if (r->level < ETL_REPORT_LEVEL_FILES) return 0;
     int nomem = 0;
-    rt_row *f = rt_get(&r->files, rt_hash_text(name, 7), name, &nomem);
+    rt_row *f = rt_get(&r->file_objects, key, NULL, &nomem);
     if (f) {
         f->value[value_base + (write ? 2 : 0)]++;
         f->value[value_base + (write ? 3 : 1)] += bytes;
+        if (object != key) f->value[8] = object;
     }
     return nomem ? -1 : 0;
 }
@@ -176,22 +178,20 @@ static int count_kernel_io(etl_report *r, const etl_decoded_event *ev)
             p->value[write ? 3 : 1]++;
             p->value[write ? 4 : 2] += bytes;
         }
-        if (count_file(r, file_name(r, object), 4, write, bytes) != 0) nomem = 1;
+        if (count_file(r, object, object, 4, write, bytes) != 0) nomem = 1;
     } else if (file && (op == FILEIO_READ || op == FILEIO_WRITE)) {
         write = op == FILEIO_WRITE;
         bytes = field_number(ev, "IoSize", NULL);
         int has_key;
         uint64_t key = field_number(ev, "FileKey", &has_key);
         object = field_number(ev, "FileObject", NULL);
-        const char *name = has_key ? file_name(r, key) : NULL;
-        if (!name) name = file_name(r, object);
         r->file_events++;
         rt_row *p = process_row(r, ev, &nomem);
         if (p) {
             p->value[write ? 7 : 5]++;
             p->value[write ? 8 : 6] += bytes;
         }
-        if (count_file(r, name, 0, write, bytes) != 0) nomem = 1;
+        if (count_file(r, has_key ? key : object, object, 0, write, bytes) != 0) nomem = 1;
     }
     return nomem ? -1 : 0;
 }

@@ -77,11 +77,21 @@ typedef struct column {
 enum { KEY = -2, PID_PLUS_ONE = -3 };
 
 static const rt_table *sort_table;
+static unsigned sort_mask;  /* bit i: value[i] counts in the sort key */
+
+static uint64_t sort_key(const rt_row *r)
+{
+    uint64_t k = 0;
+    for (int i = 0; i < RT_VALUES; i++)
+        if (sort_mask & (1u << i)) k += r->value[i];
+    return k;
+}
 
 static int by_count(const void *a, const void *b)
 {
     const rt_row *x = &sort_table->rows[*(const size_t *)a], *y = &sort_table->rows[*(const size_t *)b];
-    if (x->value[0] != y->value[0]) return x->value[0] > y->value[0] ? -1 : 1;
+    uint64_t kx = sort_key(x), ky = sort_key(y);
+    if (kx != ky) return kx > ky ? -1 : 1;
     if (x->key != y->key) return x->key < y->key ? -1 : 1;
     return strcmp(x->text[0] ? x->text[0] : "", y->text[0] ? y->text[0] : "");
 }
@@ -113,12 +123,14 @@ static void cell(out *o, const column *c, const rt_row *row)
     }
 }
 
-static int write_table(out *o, const char *name, int level, const rt_table *t, const column *cols, size_t ncols)
+static int write_table(out *o, const char *name, int level, const rt_table *t, const column *cols, size_t ncols,
+                       unsigned sort_values)
 {
     size_t *order = malloc((t->count ? t->count : 1) * sizeof *order);
     if (!order) return -1;
     for (size_t i = 0; i < t->count; i++) order[i] = i;
     sort_table = t;
+    sort_mask = sort_values;
     qsort(order, t->count, sizeof *order, by_count);
     if (o->html) {
         put(o, "<h2>");
@@ -185,6 +197,27 @@ static const column thread_cols[] = {
 };
 #define COUNT(a) (sizeof a / sizeof a[0])
 
+/* File objects → one row per file name; I/O of objects never named is only counted. */
+static int merge_files(const etl_report *r, rt_table *files, uint64_t *unnamed_io)
+{
+    rt_init(files, ETL_REPORT_MAX_ROWS);
+    for (size_t i = 0; i < r->file_objects.count; i++) {
+        const rt_row *obj = &r->file_objects.rows[i];
+        const char *name = etl_report_file_name(r, obj->key);
+        if (!name && obj->value[8]) name = etl_report_file_name(r, obj->value[8]);
+        if (!name) {
+            *unnamed_io += obj->value[0] + obj->value[2] + obj->value[4] + obj->value[6];
+            continue;
+        }
+        int nomem = 0;
+        rt_row *f = rt_get(files, rt_hash_text(name, 7), name, &nomem);
+        if (nomem) return -1;
+        if (f)
+            for (int k = 0; k < 8; k++) f->value[k] += obj->value[k];
+    }
+    return 0;
+}
+
 static void header_item(out *o, const char *name, const char *value)
 {
     if (o->html) {
@@ -209,7 +242,7 @@ static void header_number(out *o, const char *name, uint64_t v)
     header_item(o, name, num);
 }
 
-static void write_header(out *o, const etl_report *r, const etl_run_totals *totals)
+static void write_header(out *o, const etl_report *r, const etl_run_totals *totals, uint64_t unnamed_io)
 {
     put(o, o->html ? "<h2>Trace</h2>\n<table>\n" : "\t<header>\n");
     for (size_t i = 0; totals && i < totals->file_count; i++) header_item(o, "File", totals->files[i]);
@@ -226,6 +259,7 @@ static void write_header(out *o, const etl_report *r, const etl_run_totals *tota
     }
     header_number(o, "DiskIoEvents", r->disk_events);
     header_number(o, "FileIoEvents", r->file_events);
+    if (r->level >= ETL_REPORT_LEVEL_FILES) header_number(o, "IoWithoutFileName", unnamed_io);
     put(o, o->html ? "</table>\n" : "\t</header>\n");
 }
 
@@ -249,15 +283,22 @@ int etl_report_write(const etl_report *r, const etl_run_totals *totals, int html
         put(o, level);
         put(o, "\">\n");
     }
-    write_header(o, r, totals);
-    int rc = write_table(o, "Providers", 1, &r->providers, provider_cols, COUNT(provider_cols));
-    if (rc == 0) rc = write_table(o, "Event types", 1, &r->event_types, type_cols, COUNT(type_cols));
+    rt_table files;  /* file objects merged by name */
+    uint64_t unnamed_io = 0;
+    int rc = merge_files(r, &files, &unnamed_io);
+    write_header(o, r, totals, unnamed_io);
+    /* sorted by events, disks and files by bytes moved */
+    if (rc == 0) rc = write_table(o, "Providers", 1, &r->providers, provider_cols, COUNT(provider_cols), 0x1);
+    if (rc == 0) rc = write_table(o, "Event types", 1, &r->event_types, type_cols, COUNT(type_cols), 0x1);
     if (rc == 0 && r->level >= ETL_REPORT_LEVEL_PROCESSES)
-        rc = write_table(o, "Processes", 2, &r->processes, process_cols, COUNT(process_cols));
-    if (rc == 0 && r->level >= ETL_REPORT_LEVEL_DISKS) rc = write_table(o, "Disks", 3, &r->disks, disk_cols, COUNT(disk_cols));
-    if (rc == 0 && r->level >= ETL_REPORT_LEVEL_FILES) rc = write_table(o, "Files", 4, &r->files, file_cols, COUNT(file_cols));
+        rc = write_table(o, "Processes", 2, &r->processes, process_cols, COUNT(process_cols), 0x1);
+    if (rc == 0 && r->level >= ETL_REPORT_LEVEL_DISKS)
+        rc = write_table(o, "Disks", 3, &r->disks, disk_cols, COUNT(disk_cols), 0x2 | 0x8);
+    if (rc == 0 && r->level >= ETL_REPORT_LEVEL_FILES)
+        rc = write_table(o, "Files", 4, &files, file_cols, COUNT(file_cols), 0x2 | 0x8 | 0x20 | 0x80);
     if (rc == 0 && r->level >= ETL_REPORT_LEVEL_THREADS)
-        rc = write_table(o, "Threads", 5, &r->threads, thread_cols, COUNT(thread_cols));
+        rc = write_table(o, "Threads", 5, &r->threads, thread_cols, COUNT(thread_cols), 0x1);
+    rt_free(&files);
     put(o, html ? "</body></html>\n" : "</report>\n");
     flush(o);
     if (o->failed) rc = -1;

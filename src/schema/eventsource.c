@@ -37,6 +37,8 @@ typedef struct partial_manifest {
     uint16_t total_chunks, next_chunk;
     uint8_t *data;
     size_t length, capacity;
+    uint32_t first_file;         /* where chunk 0 was, for the report of a manifest that never completes */
+    uint64_t first_offset;
 } partial_manifest;
 
 typedef struct provider_state {
@@ -55,6 +57,8 @@ struct etl_eventsource_state {
     size_t provider_count;
     etl_eventsource_stats stats;
     char last_error[512];
+    etl_eventsource_report_fn report;
+    void *report_ctx;
 };
 
 etl_eventsource_state *etl_eventsource_new(etl_schema_registry *registry)
@@ -89,6 +93,33 @@ const etl_eventsource_stats *etl_eventsource_get_stats(const etl_eventsource_sta
 const char *etl_eventsource_last_error(const etl_eventsource_state *state)
 {
     return state->last_error[0] ? state->last_error : NULL;
+}
+
+void etl_eventsource_set_report(etl_eventsource_state *state, etl_eventsource_report_fn fn, void *ctx)
+{
+    state->report = fn;
+    state->report_ctx = ctx;
+}
+
+/* The file offset of the record's buffer: a real file position even when the buffer is compressed. */
+static uint64_t record_offset(const etl_event_record *r) { return r->file_offset; }
+
+/* One line about the manifest of `provider`; its events stay undecoded. */
+static void report(etl_eventsource_state *s, uint32_t file_index, uint64_t offset, const etl_guid *provider,
+                   const char *what)
+{
+    if (!s->report) return;
+    char guid[40], line[800];
+    etl_guid_format(provider, guid, 0);
+    snprintf(line, sizeof line, "EventSource manifest of %s %.600s; the provider's events are not decoded with it",
+             guid, what);
+    s->report(s->report_ctx, file_index, offset, line);
+}
+
+static void report_lost(etl_eventsource_state *s, const etl_event_record *r, const etl_guid *provider,
+                        const char *what)
+{
+    report(s, r->file_index, record_offset(r), provider, what);
 }
 
 /* Provider states are few (one per EventSource); the list is capped and only touched by manifest events. */
@@ -152,6 +183,20 @@ static void drop_partial(etl_eventsource_state *s, partial_manifest **pp)
     free_partial(p);
 }
 
+void etl_eventsource_finish(etl_eventsource_state *state)
+{
+    if (!state) return;
+    while (state->partials) {
+        partial_manifest *p = state->partials;
+        char what[120];
+        snprintf(what, sizeof what, "never completed (%u of %u chunks arrived, the first one here)",
+                 (unsigned)p->next_chunk, (unsigned)p->total_chunks);
+        state->stats.chunks_dropped += p->next_chunk;
+        report(state, p->first_file, p->first_offset, &p->provider, what);
+        drop_partial(state, &state->partials);
+    }
+}
+
 static uint64_t fnv1a(const uint8_t *p, size_t n)
 {
     uint64_t h = 0xcbf29ce484222325ull;
@@ -159,7 +204,8 @@ static uint64_t fnv1a(const uint8_t *p, size_t n)
     return h;
 }
 
-static void load_manifest(etl_eventsource_state *s, provider_state *ps, const partial_manifest *p)
+static void load_manifest(etl_eventsource_state *s, provider_state *ps, const partial_manifest *p,
+                          const etl_event_record *last_chunk)
 {
     if (etl_guid_equal(&p->provider, &dotnet_runtime_guid)) {
         s->stats.manifests_ignored++;
@@ -180,6 +226,9 @@ static void load_manifest(etl_eventsource_state *s, provider_state *ps, const pa
     if (rc != ETL_OK) {
         s->stats.manifests_failed++;
         snprintf(s->last_error, sizeof s->last_error, "%s", err.message[0] ? err.message : origin);
+        char what[600];
+        snprintf(what, sizeof what, "refused (%s)", err.message[0] ? err.message : "not a valid manifest");
+        report_lost(s, last_chunk, &p->provider, what);
         return;
     }
     s->stats.manifests_loaded++;
@@ -210,6 +259,7 @@ int etl_eventsource_observe(etl_eventsource_state *state, const etl_event_record
     partial_manifest **pp = find_partial(s, record);
     if (total == 0 || chunk >= total) {
         s->stats.chunks_dropped++;
+        report_lost(s, record, &record->header.provider_id, "chunk has an impossible number (chunk N of 0, or N >= total)");
         return 1;
     }
     if (chunk == 0) {
@@ -223,6 +273,10 @@ int etl_eventsource_observe(etl_eventsource_state *state, const etl_event_record
             drop_partial(s, pp);
         }
         s->stats.chunks_dropped++;
+        char what[120];
+        snprintf(what, sizeof what, "lost: chunk %u of %u arrived out of sequence (a chunk is missing)",
+                 (unsigned)chunk, (unsigned)total);
+        report_lost(s, record, &record->header.provider_id, what);
         return 1;
     }
     if (!pp) {
@@ -230,6 +284,8 @@ int etl_eventsource_observe(etl_eventsource_state *state, const etl_event_record
             partial_manifest **last = &s->partials;
             while ((*last)->next) last = &(*last)->next;
             s->stats.chunks_dropped += (*last)->next_chunk;
+            report(s, (*last)->first_file, (*last)->first_offset, &(*last)->provider,
+                   "dropped: too many manifests in flight at once (64)");
             drop_partial(s, last);
         }
         partial_manifest *p = calloc(1, sizeof *p);
@@ -244,6 +300,8 @@ int etl_eventsource_observe(etl_eventsource_state *state, const etl_event_record
         p->major = d[ENV_MAJOR];
         p->minor = d[ENV_MINOR];
         p->total_chunks = total;
+        p->first_file = record->file_index;
+        p->first_offset = record_offset(record);
         p->next = s->partials;
         s->partials = p;
         s->partial_count++;
@@ -252,6 +310,9 @@ int etl_eventsource_observe(etl_eventsource_state *state, const etl_event_record
     partial_manifest *p = *pp;
     if (p->length + n > MAX_MANIFEST_BYTES || s->partial_bytes + n > MAX_PARTIAL_BYTES) {
         s->stats.chunks_dropped += (size_t)p->next_chunk + 1;
+        report_lost(s, record, &p->provider, p->length + n > MAX_MANIFEST_BYTES
+                                                 ? "dropped: larger than 32 MiB"
+                                                 : "dropped: manifests in flight exceed 64 MiB together");
         drop_partial(s, pp);
         return 1;
     }
@@ -262,6 +323,7 @@ int etl_eventsource_observe(etl_eventsource_state *state, const etl_event_record
         uint8_t *grown = realloc(p->data, cap);
         if (!grown) {
             s->stats.chunks_dropped += (size_t)p->next_chunk + 1;
+            report_lost(s, record, &p->provider, "dropped: out of memory");
             drop_partial(s, pp);
             return 1;
         }
@@ -273,7 +335,7 @@ int etl_eventsource_observe(etl_eventsource_state *state, const etl_event_record
     p->length += n;
     p->next_chunk = (uint16_t)(chunk + 1);
     if (p->next_chunk == p->total_chunks) {
-        load_manifest(s, ps, p);
+        load_manifest(s, ps, p, record);
         drop_partial(s, pp);
     }
     return 1;

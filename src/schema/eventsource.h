@@ -17,4 +17,13 @@ const etl_eventsource_stats *etl_eventsource_get_stats(const etl_eventsource_sta
 /* One-line message of the last manifest the parser refused, NULL if none. */
 const char *etl_eventsource_last_error(const etl_eventsource_state *state);
 
+/* Where lost manifests are reported (one line each, without the file name): a manifest the parser refused,
+ * one whose chunks break off (a chunk lost, over the size bounds) or never complete. file_index and offset
+ * (of its buffer) are those of the chunk event that showed it (the first chunk for a manifest that never
+ * completed). */
+typedef void (*etl_eventsource_report_fn)(void *ctx, uint32_t file_index, uint64_t offset, const char *message);
+void etl_eventsource_set_report(etl_eventsource_state *state, etl_eventsource_report_fn fn, void *ctx);
+/* After the last record: reports every manifest still waiting for chunks, and forgets it. */
+void etl_eventsource_finish(etl_eventsource_state *state);
+
 #endif

@@ -559,7 +559,24 @@ typedef struct parse_diag {
     const char *refused;
     int line;
     char message[200];
+    size_t elements;                   /* counted as the DOM is built, bounded by ETL_MANIFEST_MAX_ELEMENTS */
+    startElementNsSAX2Func build;      /* libxml2's own handler that adds the element to the DOM */
 } parse_diag;
+
+/* SAX hook: counts elements; past the bound the parse stops before the DOM grows further (16.7 M empty
+ * elements fit in the 64 MiB size bound and would take 1-2 GB of DOM). */
+static void count_element(void *user, const xmlChar *name, const xmlChar *prefix, const xmlChar *uri, int nb_ns,
+                          const xmlChar **ns, int nb_attributes, int nb_defaulted, const xmlChar **attributes)
+{
+    xmlParserCtxtPtr ctxt = user;
+    parse_diag *d = ctxt->_private;
+    if (++d->elements > ETL_MANIFEST_MAX_ELEMENTS) {
+        d->refused = "more than " ETL_MANIFEST_MAX_ELEMENTS_TEXT " XML elements (real manifests have thousands)";
+        xmlStopParser(ctxt);
+        return;
+    }
+    d->build(user, name, prefix, uri, nb_ns, ns, nb_attributes, nb_defaulted, attributes);
+}
 
 /* SAX hook: any DOCTYPE (internal subset) stops the parse before an entity can be declared. */
 static void refuse_doctype(void *user, const xmlChar *name, const xmlChar *external_id, const xmlChar *system_id)
@@ -622,7 +639,8 @@ xmlDocPtr mx_parse_document(const char *xml, size_t length, const char *origin, 
     }
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt) { *rc = etl_schema_fail(err, ETL_ERR_NOMEM, origin, UINT64_MAX, "out of memory"); return NULL; }
-    parse_diag diag = {NULL, 0, ""};
+    parse_diag diag = {NULL, 0, "", 0, ctxt->sax->startElementNs};
+    if (diag.build) ctxt->sax->startElementNs = count_element;
     ctxt->sax->internalSubset = refuse_doctype;
     ctxt->sax->serror = keep_first_error;
     ctxt->_private = &diag;

@@ -92,6 +92,9 @@ const char *etl_manifest_out_type_name(uint16_t out_type);
 /* ---- sources ------------------------------------------------------------------------------------------ */
 
 #define ETL_MANIFEST_MAX_BYTES ((size_t)64 << 20)
+/* Elements per manifest document (the largest real manifest here, ClrEtwAll.man, has 5,590 tags). */
+#define ETL_MANIFEST_MAX_ELEMENTS 1000000u
+#define ETL_MANIFEST_MAX_ELEMENTS_TEXT "1,000,000"
 /* Namespace of the attributes -export adds for descriptor values that have no name (docs/schemas.md). */
 #define ETL_MANIFEST_EXT_NS "urn:etlconv:manifest-extensions"
 

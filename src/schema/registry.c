@@ -14,6 +14,7 @@
 
 #include "etl/etl_schema.h"
 #include "schema/deferred_files.h"
+#include "schema/wpp/wpp.h"
 
 /* ---- arena ------------------------------------------------------------------------------------------- */
 
@@ -86,6 +87,7 @@ struct etl_schema_registry {
     arena_block *arena;
     schema_entry *entries;     /* insertion order (visit) */
     uint32_t *version_next;    /* per entry: next entry of the same family, UINT32_MAX ends */
+    size_t version_next_capacity;
     size_t entry_count, entry_capacity;
     uint32_t *slots;           /* entry index + 1, 0 = empty */
     size_t slot_capacity;
@@ -98,6 +100,7 @@ struct etl_schema_registry {
     uint32_t *provider_slots;
     size_t provider_slot_capacity;
     etl_deferred_files *deferred;  /* files loaded on the first lookup of one of their GUIDs */
+    wpp_store *wpp;                /* WPP TMF statements (-tmf/-tp/-pdb), created by the first load */
 };
 
 static uint64_t mix(uint64_t h)
@@ -207,8 +210,17 @@ void etl_schema_registry_free(etl_schema_registry *r)
     free(r->providers);
     free(r->provider_slots);
     etl_deferred_free(r->deferred);
+    wpp_store_free(r->wpp);
     free(r);
 }
+
+wpp_store *etl_schema_registry_wpp(etl_schema_registry *r, int create)
+{
+    if (r && !r->wpp && create) r->wpp = wpp_store_new();
+    return r ? r->wpp : NULL;
+}
+
+const wpp_store *etl_schema_registry_wpp_const(const etl_schema_registry *r) { return r ? r->wpp : NULL; }
 
 int etl_schema_registry_defer_file(etl_schema_registry *r, const char *path, const etl_guid *guids,
                                    size_t guid_count, etl_deferred_loader loader)
@@ -444,10 +456,12 @@ int etl_schema_registry_add(etl_schema_registry *r, const etl_event_info *info, 
     }
     if (grow_array((void **)&r->entries, &r->entry_capacity, r->entry_count, sizeof *r->entries) != 0)
         return ETL_ERR_NOMEM;
-    size_t next_cap = r->entry_capacity;
-    uint32_t *next = realloc(r->version_next, next_cap * sizeof *next);
-    if (!next) return ETL_ERR_NOMEM;
-    r->version_next = next;
+    if (r->version_next_capacity < r->entry_capacity) { /* grows with the entries, not at every add */
+        uint32_t *next = realloc(r->version_next, r->entry_capacity * sizeof *next);
+        if (!next) return ETL_ERR_NOMEM;
+        r->version_next = next;
+        r->version_next_capacity = r->entry_capacity;
+    }
     etl_event_info *copy = copy_info(r, info);
     if (!copy) return ETL_ERR_NOMEM;
     uint32_t index = (uint32_t)r->entry_count;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Seed corpora for the fuzz targets. Usage: tests/fuzz/seeds.sh decompress|reader|schema|cab [DIR]
+# Seed corpora for the fuzz targets. Usage: tests/fuzz/seeds.sh decompress|reader|schema|wpp|wpp-pdb|cab [DIR]
 #  decompress (default DIR build-fuzz/seeds/decompress): every compressed buffer of the compressed corpus
 #    traces, framed as fuzz_decompress expects (selector byte 0 = plain LZ77, 24-bit output capacity = the
 #    buffer's decompressed length, then the compressed stream), plus the MS-XCA §3 examples.
@@ -56,6 +56,19 @@ if [ "$target" = cab ]; then  # cabinets around small corpus traces: stored, MSZ
     cp "$w"/*.cab "$dir"/ && rm -rf "$w"
     echo "$(ls "$dir" | wc -l) seeds in $dir"
     exit 0
+fi
+# wpp (issue 18): 0 + every TMF of the corpus + NUL + a payload; 1 + message number + payload (fixed TMF).
+# wpp-pdb: the PDB tests/test_wpp_pdb.c builds from the BthPS3PSM cvdump (make build/tests/test_wpp_pdb first).
+if [ "$target" = wpp ]; then
+    for f in ../shared/corpus/findneedle/tmf/*.tmf ../shared/schemas/wpp-tmf/nefarius/tmf/*.tmf; do
+        { printf '\000'; cat "$f"; printf '\000\001\000\000\000abc\000\002\000xy'; } > "$dir/tmf-$(basename "$f")"
+    done
+    for n in 0 1 2 3; do printf "\\001\\00$n%s" '0123456789abcdef0123456789abcdef0123456789' > "$dir/walk-$n"; done
+    echo "$(ls "$dir" | wc -l) seeds in $dir"; exit 0
+fi
+if [ "$target" = wpp-pdb ]; then
+    ETLCONV_KEEP_PDB="$dir/BthPS3PSM-annotations.pdb" build/tests/test_wpp_pdb > /dev/null
+    echo "$(ls "$dir" | wc -l) seeds in $dir"; exit 0
 fi
 if [ "$target" = reader ]; then
     for gz in testdata/*/*.etl.gz; do

@@ -1,0 +1,37 @@
+/* Typed JSON values of decoded fields, shared by the writers that produce JSON (jsonl, ecs) or JSON cells
+ * (split tables). The typing rule itself is src/decode/value_kind.h; this file only spells it in JSON. */
+#ifndef ETL_FORMATS_JSON_VALUE_H
+#define ETL_FORMATS_JSON_VALUE_H
+
+#include "format_util.h"
+
+/* Version of the typed JSON layout (the "schema" member of every JSON Lines object). */
+#define FMT_JSON_SCHEMA_VERSION 1
+#define FMT_JSON_SCHEMA_TEXT "1"
+
+/* A JSON string (RFC 8259 escapes; malformed UTF-8 becomes U+FFFD). NULL writes "". */
+void fmt_json_string(fmt_buf *tb, const char *value);
+
+/* An unsigned integer: a JSON number, or with `as_string` its decimal digits as a string. */
+void fmt_json_u64(fmt_buf *tb, uint64_t value, int as_string);
+
+/* Flags of fmt_json_members / fmt_json_value. */
+enum {
+    FMT_JSON_WIDE_STRINGS = 0x1,  /* integers of 64-bit in-types (and mapped numbers of them) as strings */
+    FMT_JSON_NO_MAP_NUMBERS = 0x2 /* no "NAME.value" members (Elasticsearch would read the dot as a path) */
+};
+
+/* The members "NAME":VALUE of fields [first, end) of `ev`, separated by commas (no braces around them):
+ * arrays become JSON arrays, structs objects; a mapped value is followed by "NAME.value":NUMBER (an array of
+ * mapped values by "NAME.value":[...]) unless FMT_JSON_NO_MAP_NUMBERS.
+ * Markers that do not match the open container are ignored and what is still open at `end` is closed, so the
+ * text is valid whatever the decoder delivered. Returns the number of members written. */
+size_t fmt_json_members(fmt_buf *tb, const etl_decoded_event *ev, size_t first, size_t end, int flags);
+
+/* One value: field `first` (a scalar, or a struct/array up to its matching end marker, at most `end`). */
+void fmt_json_value(fmt_buf *tb, const etl_decoded_event *ev, size_t first, size_t end, int flags);
+
+/* One JSON Lines object for `ev`, newline included (the layout is described in jsonl.c). */
+void fmt_jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *options, const etl_decoded_event *ev);
+
+#endif

@@ -1,0 +1,56 @@
+#!/bin/sh
+# Hostile and damaged input through the command line (issue 11): what the reader cannot use is reported on
+# stderr with the file and offset, exit 1, and the rest still converted. Damaged copies of corpus traces are
+# made here with python3. BondEtwSample (tx) carries one EventSource manifest in one chunk (envelope
+# 01 01 00 5B, TotalChunks 1) in its second 1 MiB buffer, at offset 0x100000.
+. tests/tap_helpers.sh
+B=testdata/tx/BondEtwSample.etl.gz
+gzip -dc $B > "$T/bond.etl"
+events() { grep -c '^{' "$1"; }
+
+# --- in-trace EventSource manifests that are lost: reported, not silently dropped ----------------------
+python3 - "$T/bond.etl" "$T" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+i = d.find(b'<instrumentationManifest')
+assert i > 0 and d[i-8:i-4] == b'\x01\x01\x00\x5b', 'manifest chunk not where expected'
+bad = bytearray(d); bad[i+1:i+4] = b'!!!'             # not well-formed: the manifest parser refuses it
+open(sys.argv[2] + '/es_refused.etl', 'wb').write(bad)
+inc = bytearray(d); inc[i-4] = 2                       # TotalChunks 2: the second chunk never comes
+open(sys.argv[2] + '/es_incomplete.etl', 'wb').write(inc)
+PY
+$ETLCONV -of json "$T/bond.etl" > "$T/bond.json" 2> "$T/bond.err"; check $? 0 "BondEtwSample converts cleanly (exit 0)"
+all=$(events "$T/bond.json")
+for c in refused:"refused (" incomplete:"never completed (1 of 2 chunks"; do
+  name=${c%%:*} text=${c#*:}
+  $ETLCONV -of json "$T/es_$name.etl" > "$T/$name.json" 2> "$T/$name.err"; check $? 1 "EventSource manifest $name: exit 1"
+  grep -q "warning: $T/es_$name.etl: offset 0x100000: EventSource manifest of {4f8f06bf-8261-4099-ae5f-07c54bbcfab3} $text" \
+    "$T/$name.err"; ok $? "... reported with file, buffer offset and provider"
+  check "$(events "$T/$name.json")" "$all" "... every event still converted"
+done
+
+# --- amplification: zero-width array elements ----------------------------------------------------------
+# A manifest for primitive-types' provider whose template reads the real payload ("Mercury\0", 00, 4D, CD FF)
+# as a string, a zero length B, a byte, a count N = 0xFFCD, then N binaries of length B (= 0 bytes each):
+# 65,485 elements from no input (main wrote 595 KB of JSON and 4.9 MB of XML for this 16 KB trace).
+P=testdata/perfview/primitive-types.etl.gz
+cat > "$T/amp.man" <<'MAN'
+<?xml version="1.0" encoding="utf-8"?>
+<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
+    xmlns:win="http://manifests.microsoft.com/win/2004/08/windows/events"><instrumentation><events>
+ <provider name="solar_system" guid="{d3dd3dd4-aac2-4e2a-8dd4-a8fb61b77615}" symbol="S">
+  <templates><template tid="T">
+   <data name="S" inType="win:AnsiString"/><data name="B" inType="win:UInt8"/><data name="C" inType="win:UInt8"/>
+   <data name="N" inType="win:UInt16"/><data name="Z" inType="win:Binary" length="B" count="N"/>
+  </template></templates>
+  <events><event value="0" version="0" template="T" symbol="E"/></events>
+ </provider></events></instrumentation></instrumentationManifest>
+MAN
+for fmt in json xml; do
+  $ETLCONV -q --no-trace-schemas -import "$T/amp.man" -of $fmt $P > "$T/amp.$fmt"; check $? 1 "zero-width elements ($fmt): exit 1"
+  [ "$(wc -c < "$T/amp.$fmt")" -lt 65536 ]; ok $? "... output bounded ($(wc -c < "$T/amp.$fmt") bytes for 7 events)"
+done
+# 3 of the 5 solar_system events read B = 0 (the other two run out of payload, an ordinary decode error)
+check "$(grep -c '"error":"[^"]*truncated: more than 256 array elements that occupy no payload bytes' "$T/amp.json")" 3 \
+  "... the events with zero-width elements are marked as truncated, with the reason"
+check "$(grep -c '^{' "$T/amp.json")" 7 "... and every event is still written"

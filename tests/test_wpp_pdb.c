@@ -1,0 +1,390 @@
+/* WPP TMF annotations read from a PDB (src/schema/wpp/pdb.c). No redistributable PDB with WPP annotations was
+ * found, so the PDB is built here from the documented structures (MSF 7.00 superblock, block map, stream
+ * directory; DBI header and ModInfo records; CodeView S_GPROC32 / S_ANNOTATION / S_END records) and filled
+ * with what Microsoft's cvdump printed for the real BthPS3PSM.pdb (../shared/schemas/wpp-tmf/nefarius: its
+ * modules, procedures and 71 annotations). The oracle for the annotation → TMF conversion is tracepdb's own
+ * output for the same driver: the 5 TMF files of the message GUIDs the annotations name. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include <cmocka.h>
+
+#include "schema/manifest_model.h"
+#include "schema/wpp/pdb.h"
+
+#define NEFARIUS "../shared/schemas/wpp-tmf/nefarius"
+#define BLOCK 4096u
+
+typedef struct bytes {
+    uint8_t *data;
+    size_t size, cap;
+} bytes;
+
+static void put(bytes *b, const void *p, size_t n)
+{
+    if (b->size + n > b->cap) {
+        b->cap = (b->size + n) * 2 + 64;
+        b->data = realloc(b->data, b->cap);
+        assert_non_null(b->data);
+    }
+    if (n) memcpy(b->data + b->size, p, n);
+    b->size += n;
+}
+static void put16(bytes *b, uint16_t v) { uint8_t x[2] = {(uint8_t)v, (uint8_t)(v >> 8)}; put(b, x, 2); }
+static void put32(bytes *b, uint32_t v)
+{
+    uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    put(b, x, 4);
+}
+static void set32(bytes *b, size_t at, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) b->data[at + (size_t)i] = (uint8_t)(v >> (8 * i));
+}
+static void pad4(bytes *b) { while (b->size % 4) put(b, "", 1); }
+
+/* ---- cvdump text → module symbol streams ------------------------------------------------------------- */
+
+typedef struct module {
+    char name[512];
+    bytes sym;             /* CV_SIGNATURE_C13, then records */
+    long open_end;         /* cvdump End of the open procedure, -1 when none */
+    size_t open_record;    /* offset of its record in sym */
+} module;
+
+static void record_begin(bytes *b, uint16_t kind, size_t *start)
+{
+    *start = b->size;
+    put16(b, 0);
+    put16(b, kind);
+}
+static void record_end(bytes *b, size_t start)
+{
+    pad4(b);
+    uint16_t len = (uint16_t)(b->size - start - 2);
+    b->data[start] = (uint8_t)len;
+    b->data[start + 1] = (uint8_t)(len >> 8);
+}
+
+static void close_proc(module *m)
+{
+    size_t start;
+    set32(&m->sym, m->open_record + 4 + 4, (uint32_t)m->sym.size); /* End → this S_END */
+    record_begin(&m->sym, 0x0006, &start);
+    record_end(&m->sym, start);
+    m->open_end = -1;
+}
+
+static void close_before(module *m, long offset)
+{
+    if (m->open_end >= 0 && offset > m->open_end) close_proc(m);
+}
+
+static void add_proc(module *m, long offset, long end, const char *name)
+{
+    close_before(m, offset);
+    if (m->open_end >= 0) close_proc(m);
+    size_t start;
+    record_begin(&m->sym, 0x1110, &start); /* S_GPROC32 */
+    put32(&m->sym, 0);                     /* Parent */
+    put32(&m->sym, 0);                     /* End (patched) */
+    put32(&m->sym, 0);                     /* Next */
+    for (int i = 0; i < 5; i++) put32(&m->sym, 0); /* CodeSize DbgStart DbgEnd FunctionType CodeOffset */
+    put16(&m->sym, 0);                     /* Segment */
+    put(&m->sym, "", 1);                   /* Flags */
+    put(&m->sym, name, strlen(name) + 1);
+    record_end(&m->sym, start);
+    m->open_record = start;
+    m->open_end = end;
+}
+
+static void add_annotation(module *m, long offset, char strings[][1024], unsigned count)
+{
+    close_before(m, offset);
+    size_t start;
+    record_begin(&m->sym, 0x1019, &start); /* S_ANNOTATION */
+    put32(&m->sym, 0);
+    put16(&m->sym, 0);
+    put16(&m->sym, (uint16_t)count);
+    for (unsigned i = 0; i < count; i++) put(&m->sym, strings[i], strlen(strings[i]) + 1);
+    record_end(&m->sym, start);
+}
+
+static unsigned read_cvdump(module **modules_out, unsigned *annotations)
+{
+    gzFile gz = gzopen(NEFARIUS "/BthPS3PSM.pdb-cvdump.txt.gz", "rb");
+    assert_non_null(gz);
+    static char line[65536];
+    module *mods = NULL;
+    unsigned n = 0;
+    int in_symbols = 0;
+    char proc_name[512] = "";
+    long proc_offset = -1;
+    char (*strings)[1024] = calloc(64, 1024);
+    unsigned string_count = 0;
+    long ann_offset = -1;
+    *annotations = 0;
+    while (gzgets(gz, line, sizeof line)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (strncmp(line, "*** SYMBOLS", 11) == 0) { in_symbols = 1; continue; }
+        if (!in_symbols) continue;
+        if (strncmp(line, "*** ", 4) == 0) break;
+        int in_annotation = ann_offset >= 0;
+        const char *q = line + strspn(line, " ");
+        if (in_annotation && *q >= '0' && *q <= '9' && strstr(q, ": \"")) {
+            const char *s = strstr(q, ": \"") + 3;
+            size_t len = strlen(s);
+            assert_true(len >= 1 && s[len - 1] == '"' && string_count < 64);
+            snprintf(strings[string_count++], 1024, "%.*s", (int)(len - 1), s);
+            continue;
+        }
+        if (in_annotation) {
+            add_annotation(&mods[n - 1], ann_offset, strings, string_count);
+            (*annotations)++;
+            ann_offset = -1;
+        }
+        if (strncmp(line, "** Module: \"", 12) == 0) {
+            if (n) close_before(&mods[n - 1], 0x7FFFFFFF);
+            mods = realloc(mods, (n + 1) * sizeof *mods);
+            memset(&mods[n], 0, sizeof mods[n]);
+            snprintf(mods[n].name, sizeof mods[n].name, "%.*s", (int)strlen(line + 12) - 1, line + 12);
+            put32(&mods[n].sym, 4); /* CV_SIGNATURE_C13 */
+            mods[n].open_end = -1;
+            n++;
+            continue;
+        }
+        long offset;
+        if (sscanf(line, "(%lx)", &offset) != 1) {
+            long end;
+            const char *e = strstr(line, "End: ");
+            if (proc_offset >= 0 && e && sscanf(e, "End: %lx", &end) == 1) {
+                add_proc(&mods[n - 1], proc_offset, end, proc_name);
+                proc_offset = -1;
+            }
+            continue;
+        }
+        if (strstr(line, "S_GPROC32: ") || strstr(line, "S_LPROC32: ")) {
+            const char *name = strrchr(line, ',');
+            snprintf(proc_name, sizeof proc_name, "%s", name ? name + 2 : "");
+            proc_offset = offset;
+        } else if (strstr(line, "S_ANNOTATION: ")) {
+            ann_offset = offset;
+            string_count = 0;
+        }
+    }
+    if (n) close_before(&mods[n - 1], 0x7FFFFFFF);
+    gzclose(gz);
+    free(strings);
+    *modules_out = mods;
+    return n;
+}
+
+/* ---- MSF writer ----------------------------------------------------------------------------------------- */
+
+static bytes build_pdb(module *mods, unsigned count)
+{
+    /* streams: 0 old directory, 1 PDB info, 2 TPI, 3 DBI, 4 IPI, 5.. module symbol streams */
+    unsigned stream_count = 5 + count;
+    bytes *streams = calloc(stream_count, sizeof *streams);
+    put32(&streams[1], 20000404); /* PDB info: version, signature, age, GUID */
+    put32(&streams[1], 0);
+    put32(&streams[1], 1);
+    put(&streams[1], "0123456789abcdef", 16);
+    bytes *dbi = &streams[3];
+    bytes modinfo = {0};
+    for (unsigned i = 0; i < count; i++) {
+        size_t at = modinfo.size;
+        uint8_t fixed[64] = {0};
+        put(&modinfo, fixed, sizeof fixed);
+        modinfo.data[at + 34] = (uint8_t)(5 + i);
+        modinfo.data[at + 35] = (uint8_t)((5 + i) >> 8);
+        set32(&modinfo, at + 36, (uint32_t)mods[i].sym.size);
+        put(&modinfo, mods[i].name, strlen(mods[i].name) + 1);
+        put(&modinfo, mods[i].name, strlen(mods[i].name) + 1);
+        pad4(&modinfo);
+        streams[5 + i] = mods[i].sym;
+    }
+    put32(dbi, 0xFFFFFFFFu);  /* VersionSignature */
+    put32(dbi, 19990903);     /* VersionHeader V70 */
+    put32(dbi, 1);            /* Age */
+    put16(dbi, 0xFFFF);       /* GlobalStreamIndex */
+    put16(dbi, 0);
+    put16(dbi, 0xFFFF);       /* PublicStreamIndex */
+    put16(dbi, 0);
+    put16(dbi, 0xFFFF);       /* SymRecordStream */
+    put16(dbi, 0);
+    put32(dbi, (uint32_t)modinfo.size);  /* ModInfoSize */
+    for (int i = 0; i < 4; i++) put32(dbi, 0); /* SectionContribution, SectionMap, SourceInfo, TypeServerMap */
+    put32(dbi, 0);            /* MFCTypeServerIndex */
+    put32(dbi, 0);            /* OptionalDbgHeaderSize */
+    put32(dbi, 0);            /* ECSubstreamSize */
+    put16(dbi, 0);            /* Flags */
+    put16(dbi, 0x8664);       /* Machine */
+    put32(dbi, 0);
+    assert_int_equal(dbi->size, 64);
+    put(dbi, modinfo.data, modinfo.size);
+    free(modinfo.data);
+
+    /* blocks: 0 superblock, 1-2 free block maps, 3 block map, then directory, then stream data */
+    bytes file = {0};
+    uint8_t zero[BLOCK] = {0};
+    for (int i = 0; i < 4; i++) put(&file, zero, BLOCK);
+    uint32_t next_block = 4;
+    bytes dir = {0};
+    put32(&dir, stream_count);
+    for (unsigned s = 0; s < stream_count; s++) put32(&dir, (uint32_t)streams[s].size);
+    for (unsigned s = 0; s < stream_count; s++) {
+        for (size_t off = 0; off < streams[s].size; off += BLOCK) {
+            put32(&dir, next_block++);
+            size_t n = streams[s].size - off < BLOCK ? streams[s].size - off : BLOCK;
+            put(&file, streams[s].data + off, n);
+            put(&file, zero, BLOCK - n);
+        }
+    }
+    uint32_t dir_block = next_block;
+    size_t dir_blocks = (dir.size + BLOCK - 1) / BLOCK;
+    for (size_t i = 0; i < dir_blocks; i++) set32(&file, 3 * BLOCK + 4 * i, dir_block + (uint32_t)i);
+    for (size_t off = 0; off < dir.size; off += BLOCK) {
+        size_t n = dir.size - off < BLOCK ? dir.size - off : BLOCK;
+        put(&file, dir.data + off, n);
+        put(&file, zero, BLOCK - n);
+        next_block++;
+    }
+    memcpy(file.data, "Microsoft C/C++ MSF 7.00\r\n\x1a" "DS\0\0\0", 32);
+    set32(&file, 32, BLOCK);
+    set32(&file, 36, 1);                  /* FreeBlockMapBlock */
+    set32(&file, 40, next_block);         /* NumBlocks */
+    set32(&file, 44, (uint32_t)dir.size); /* NumDirectoryBytes */
+    set32(&file, 52, 3);                  /* BlockMapAddr */
+    free(dir.data);
+    for (unsigned s = 0; s < 5; s++) free(streams[s].data);
+    free(streams);
+    return file;
+}
+
+/* ---- the test ----------------------------------------------------------------------------------------- */
+
+static void same_statement(const wpp_store *a, const wpp_statement *x, const wpp_store *b, const wpp_statement *y)
+{
+    assert_string_equal(x->tag, y->tag);
+    assert_string_equal(x->format, y->format);
+    assert_string_equal(x->level, y->level);
+    assert_string_equal(x->flags, y->flags);
+    assert_string_equal(x->function, y->function);
+    assert_string_equal(wpp_store_component(a, x->component)->name, wpp_store_component(b, y->component)->name);
+    assert_string_equal(wpp_store_component(a, x->component)->source_file,
+                        wpp_store_component(b, y->component)->source_file);
+    assert_int_equal(x->arg_count, y->arg_count);
+    for (unsigned i = 0; i < x->arg_count; i++) {
+        assert_string_equal(x->args[i].expression, y->args[i].expression);
+        assert_string_equal(x->args[i].type_name, y->args[i].type_name);
+        assert_int_equal(x->args[i].number, y->args[i].number);
+        assert_int_equal(x->args[i].list_count, y->args[i].list_count);
+    }
+}
+
+static void test_pdb_annotations(void **state)
+{
+    (void)state;
+    module *mods;
+    unsigned annotations;
+    unsigned count = read_cvdump(&mods, &annotations);
+    assert_int_equal(annotations, 71); /* 70 "TMF:" + 1 "TMC:" */
+    bytes pdb = build_pdb(mods, count);
+    for (unsigned i = 0; i < count; i++) free(mods[i].sym.data);
+    free(mods);
+
+    char path[] = "/tmp/etlconv-wpp-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    assert_int_equal(fwrite(pdb.data, 1, pdb.size, f), pdb.size);
+    fclose(f);
+    const char *keep = getenv("ETLCONV_KEEP_PDB"); /* a fuzzing seed (tests/fuzz/seeds.sh wpp-pdb) */
+    if (keep) {
+        FILE *k = fopen(keep, "wb");
+        assert_non_null(k);
+        assert_int_equal(fwrite(pdb.data, 1, pdb.size, k), pdb.size);
+        fclose(k);
+    }
+
+    wpp_store *from_pdb = wpp_store_new();
+    etl_tmf_load_stats stats;
+    memset(&stats, 0, sizeof stats);
+    etl_error err;
+    memset(&err, 0, sizeof err);
+    int rc = wpp_pdb_load_file(from_pdb, path, &err, &stats);
+    if (rc != ETL_OK) fprintf(stderr, "%s\n", err.message);
+    assert_int_equal(rc, ETL_OK);
+    assert_int_equal(stats.statements, 70);
+    assert_int_equal(stats.refused, 0);
+    assert_int_equal(wpp_store_statement_count(from_pdb), 70);
+
+    /* the same bytes from memory, and through the registry API (-pdb FILE) */
+    wpp_store *mem = wpp_store_new();
+    assert_int_equal(wpp_pdb_load_memory(mem, pdb.data, pdb.size, "mem", &err, NULL), ETL_OK);
+    assert_int_equal(wpp_store_statement_count(mem), 70);
+    wpp_store_free(mem);
+    etl_schema_registry *reg = etl_schema_registry_new();
+    assert_int_equal(etl_schema_load_pdb_path(reg, path, &err, &stats), ETL_OK);
+    assert_int_equal(wpp_store_statement_count(etl_schema_registry_wpp(reg, 0)), 70);
+    etl_schema_registry_free(reg);
+
+    /* tracepdb's TMF files of the five message GUIDs: every statement equal, field by field */
+    static const char *const guids[] = {"03fb1cb4-1c81-30e9-50db-4ecb4f47594e", "324ed36d-6949-3aa1-d581-3e2dc9652ec2",
+                                        "9fd9018f-c07b-3383-a12a-2352710d4d14", "ca66b9c0-97d7-3776-3daf-3296492866aa",
+                                        "d561fdd8-4a6b-334c-0c99-8bd67f784ac3"};
+    wpp_store *tmf = wpp_store_new();
+    for (size_t i = 0; i < 5; i++) {
+        char p[256];
+        snprintf(p, sizeof p, NEFARIUS "/tmf/%s.tmf", guids[i]);
+        unsigned char *data;
+        size_t size;
+        assert_int_equal(etl_schema_read_file(p, 1u << 24, &data, &size, &err), ETL_OK);
+        assert_int_equal(wpp_store_parse(tmf, (const char *)data, size, p, NULL, &err), ETL_OK);
+        free(data);
+    }
+    assert_int_equal(wpp_store_statement_count(tmf), 70);
+    unsigned compared = 0;
+    for (size_t i = 0; i < 5; i++) {
+        etl_guid g;
+        etl_guid_parse(guids[i], &g);
+        for (unsigned number = 0; number < 1000; number++) {
+            const wpp_statement *y = wpp_store_find(tmf, &g, (uint16_t)number);
+            const wpp_statement *x = wpp_store_find(from_pdb, &g, (uint16_t)number);
+            assert_true((x == NULL) == (y == NULL));
+            if (!x) continue;
+            same_statement(from_pdb, x, tmf, y);
+            compared++;
+        }
+    }
+    assert_int_equal(compared, 70);
+    wpp_store_free(tmf);
+    wpp_store_free(from_pdb);
+
+    /* damaged copies: refused with the file and an offset, never a crash */
+    wpp_store *s = wpp_store_new();
+    assert_int_equal(wpp_pdb_load_memory(s, pdb.data, 100, "short", &err, NULL), ETL_ERR_FORMAT);
+    pdb.data[44] = 0xFF; /* directory size 255 + ... > one block map block */
+    pdb.data[45] = 0xFF;
+    pdb.data[46] = 0xFF;
+    assert_int_equal(wpp_pdb_load_memory(s, pdb.data, pdb.size, "dir", &err, NULL), ETL_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "dir: offset 0x2c"));
+    pdb.data[0] = 'X';
+    assert_int_equal(wpp_pdb_load_memory(s, pdb.data, pdb.size, "magic", &err, NULL), ETL_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "not a PDB"));
+    wpp_store_free(s);
+    remove(path);
+    free(pdb.data);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_pdb_annotations)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,176 @@
+/* formats/xml_escape.c against its oracle, libxml2: for every string the XML writer can escape, the one-pass
+ * escaper must give the bytes of the former two-step path (etl_xml_text_clean, then libxml2's
+ * xmlAttrSerializeTxtContent on a UTF-8 document). Inputs: every string of every decoded event of every corpus
+ * trace (values, names, messages, display names; bundled manifests loaded), every 1- and 2-byte string, the
+ * UTF-8 edge cases (overlong, surrogates, U+FFFE/FFFF, truncated, above U+10FFFF) and pseudo-random bytes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <libxml/tree.h>
+
+#include "etl/etl_schema.h"
+#include "../formats/xml_escape.h"
+#include "support/corpus.h"
+#include "util/xml_text.h"
+
+typedef struct oracle {
+    xmlDocPtr doc;
+    xmlBufferPtr escaped;
+    etl_textbuf clean, mine;
+    uint64_t compared;
+    int failures;
+} oracle;
+
+static void oracle_init(oracle *o)
+{
+    memset(o, 0, sizeof *o);
+    o->doc = xmlNewDoc((const xmlChar *)"1.0");
+    assert_non_null(o->doc);
+    o->doc->encoding = xmlStrdup((const xmlChar *)"UTF-8");
+    o->escaped = xmlBufferCreate();
+    assert_non_null(o->escaped);
+}
+
+static void oracle_free(oracle *o)
+{
+    xmlBufferFree(o->escaped);
+    xmlFreeDoc(o->doc);
+    etl_textbuf_free(&o->clean);
+    etl_textbuf_free(&o->mine);
+}
+
+static void compare(oracle *o, const char *text)
+{
+    if (!text) return;
+    etl_textbuf_reset(&o->clean);
+    etl_xml_text_clean(&o->clean, text);
+    xmlBufferEmpty(o->escaped);
+    xmlAttrSerializeTxtContent(o->escaped, o->doc, NULL, (const xmlChar *)etl_textbuf_at(&o->clean, 0));
+    etl_textbuf_reset(&o->mine);
+    fmt_xml_escape(&o->mine, text);
+    o->compared++;
+    size_t n = (size_t)xmlBufferLength(o->escaped);
+    if (n != o->mine.length || memcmp(xmlBufferContent(o->escaped), etl_textbuf_at(&o->mine, 0), n) != 0) {
+        if (o->failures++ < 5) {
+            fprintf(stderr, "escape differs for \"");
+            for (const unsigned char *s = (const unsigned char *)text; *s; s++) fprintf(stderr, "\\x%02x", *s);
+            fprintf(stderr, "\": libxml2 \"%s\", mine \"%s\"\n", (const char *)xmlBufferContent(o->escaped),
+                    etl_textbuf_at(&o->mine, 0));
+        }
+    }
+}
+
+static void test_crafted_bytes(void **state)
+{
+    (void)state;
+    oracle o;
+    oracle_init(&o);
+    char s[8];
+    for (int a = 1; a < 256; a++) {
+        s[0] = (char)a, s[1] = 0;
+        compare(&o, s);
+        for (int b = 1; b < 256; b++) {
+            s[1] = (char)b, s[2] = 0;
+            compare(&o, s);
+        }
+    }
+    static const char *const edge[] = {
+        "\xEF\xBF\xBD", "\xEF\xBF\xBE", "\xEF\xBF\xBF", "\xED\xA0\x80", "\xED\x9F\xBF", "\xEE\x80\x80",
+        "\xC0\x80", "\xC1\xBF", "\xE0\x80\xAF", "\xF0\x8F\xBF\xBF", "\xF0\x90\x80\x80", "\xF4\x8F\xBF\xBF",
+        "\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\xE2\x82", "\xF0\x9F\x98", "a\xE2\x82\xAC" "b&<>\"\t\r\n\x7F",
+        "\x01\x1F\x7F\x80\xFF", "x\xC3", "\xC3\xA9t\xC3\xA9 \"quoted\" <tag> & more\r\n",
+    };
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) compare(&o, edge[i]);
+    uint32_t seed = 12345;
+    char buf[24];
+    for (int i = 0; i < 200000; i++) {
+        size_t len = 1 + (seed >> 28);
+        for (size_t k = 0; k < len; k++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned c = (seed >> 16) & 0xFF;
+            buf[k] = (char)(c ? c : 'a');
+        }
+        buf[len] = 0;
+        compare(&o, buf);
+    }
+    assert_int_equal(o.failures, 0);
+    assert_true(o.compared > 265000);
+    oracle_free(&o);
+}
+
+typedef struct walk {
+    oracle *o;
+    etl_decoder *decoder;
+} walk;
+
+static int on_record(const etl_event_record *record, void *ctx)
+{
+    walk *w = ctx;
+    const etl_decoded_event *ev;
+    if (etl_decode_event(w->decoder, record, &ev) != ETL_OK) return 1;
+    oracle *o = w->o;
+    compare(o, ev->provider_name);
+    compare(o, ev->event_name);
+    compare(o, ev->task_name);
+    compare(o, ev->opcode_name);
+    compare(o, ev->level_name);
+    compare(o, ev->channel_name);
+    compare(o, ev->message);
+    for (uint32_t i = 0; ev->keyword_names && i < ev->keyword_name_count; i++) compare(o, ev->keyword_names[i]);
+    if (ev->info) compare(o, ev->info->provider_name);
+    for (size_t i = 0; i < ev->field_count; i++) {
+        compare(o, ev->fields[i].name);
+        compare(o, ev->fields[i].value);
+    }
+    return 0;
+}
+
+static void test_every_corpus_string(void **state)
+{
+    (void)state;
+    corpus_trace traces[128];
+    size_t n = corpus_traces(traces, 128);
+    assert_true(n >= 20);
+    oracle o;
+    oracle_init(&o);
+    etl_schema_registry *registry = etl_schema_registry_new();
+    assert_non_null(registry);
+    etl_error err;
+    etl_schema_load_bundled(registry, &err);
+    size_t opened = 0;
+    for (size_t i = 0; i < n; i++) {
+        char path[400];
+        snprintf(path, sizeof path, "testdata/%.256s", traces[i].file);
+        const char *paths[1] = {path};
+        etl_trace *trace;
+        if (etl_open(&trace, paths, 1, NULL, &err) != ETL_OK) continue; /* empty.etl and the like */
+        opened++;
+        walk w = {&o, etl_decoder_new(registry, trace)};
+        assert_non_null(w.decoder);
+        etl_process(trace, on_record, &w);
+        etl_decoder_free(w.decoder);
+        etl_close(trace);
+    }
+    fprintf(stderr, "xml_escape: %llu strings of %zu traces compared with libxml2\n", (unsigned long long)o.compared,
+            opened);
+    assert_true(opened >= 20);
+    assert_true(o.compared > 1000000);
+    assert_int_equal(o.failures, 0);
+    etl_schema_registry_free(registry);
+    oracle_free(&o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_crafted_bytes),
+        cmocka_unit_test(test_every_corpus_string),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
