@@ -34,11 +34,12 @@ static int group_write(void *ctx, const void *data, size_t length)
 {
     etl_group_sink *g = ctx;
     if (!g->in_event) return g->out.write(g->out.ctx, data, length);
-    if (g->failed || fwrite(data, 1, length, g->spool) != length || length > UINT32_MAX - g->events[g->event_count - 1].length) {
+    spooled *e = &g->events[g->event_count - 1];
+    if (g->failed || length > UINT32_MAX - e->length || fwrite(data, 1, length, g->spool) != length) {
         g->failed = 1;
         return -1;
     }
-    g->events[g->event_count - 1].length += (uint32_t)length;
+    e->length += (uint32_t)length;
     g->spool_size += length;
     return 0;
 }

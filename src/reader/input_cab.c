@@ -3,6 +3,7 @@
 #include "reader/input_cab.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <mspack.h>
 #include <stdio.h>
@@ -14,9 +15,43 @@
 
 #include "reader/diag.h"
 
+/* libmspack's I/O through stdio, as its default does, but without its warnings on stderr (a damaged cabinet
+ * is reported once, as one line, by the caller). */
+static struct mspack_file *sys_open(struct mspack_system *self, const char *name, int mode)
+{
+    (void)self;
+    static const char *const modes[] = {"rb", "wb", "r+b", "ab"};
+    return mode >= 0 && mode <= 3 ? (struct mspack_file *)fopen(name, modes[mode]) : NULL;
+}
+static void sys_close(struct mspack_file *f) { fclose((FILE *)f); }
+static int sys_read(struct mspack_file *f, void *buf, int bytes)
+{
+    size_t n = bytes > 0 ? fread(buf, 1, (size_t)bytes, (FILE *)f) : 0;
+    return ferror((FILE *)f) ? -1 : (int)n;
+}
+static int sys_write(struct mspack_file *f, void *buf, int bytes)
+{
+    size_t n = bytes > 0 ? fwrite(buf, 1, (size_t)bytes, (FILE *)f) : 0;
+    return n == (size_t)(bytes > 0 ? bytes : 0) ? (int)n : -1;
+}
+static int sys_seek(struct mspack_file *f, off_t offset, int mode)
+{
+    int whence = mode == MSPACK_SYS_SEEK_START ? SEEK_SET : mode == MSPACK_SYS_SEEK_CUR ? SEEK_CUR : SEEK_END;
+    return fseeko((FILE *)f, offset, whence);
+}
+static off_t sys_tell(struct mspack_file *f) { return ftello((FILE *)f); }
+static void sys_message(struct mspack_file *f, const char *format, ...) { (void)f; (void)format; }
+static void *sys_alloc(struct mspack_system *self, size_t bytes) { (void)self; return malloc(bytes); }
+static void sys_free(void *p) { free(p); }
+static void sys_copy(void *src, void *dst, size_t bytes) { memmove(dst, src, bytes); }
+static struct mspack_system quiet_system = {sys_open, sys_close, sys_read, sys_write, sys_seek, sys_tell,
+                                            sys_message, sys_alloc, sys_free, sys_copy, NULL};
+
 static int is_cabinet(const char *path)
 {
     unsigned char magic[4] = {0};
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;  /* never open a FIFO twice */
     int fd = open(path, O_RDONLY);
     if (fd < 0) return 0;
     ssize_t got = pread(fd, magic, 4, 0);
@@ -63,7 +98,7 @@ static const char *mspack_error(struct mscab_decompressor *cabd)
 /* Appends "CAB::MEMBER" for every .etl member of one cabinet. */
 static int expand_one(const char *cab_path, etl_cab_paths *out, etl_error *err)
 {
-    struct mscab_decompressor *cabd = mspack_create_cab_decompressor(NULL);
+    struct mscab_decompressor *cabd = mspack_create_cab_decompressor(&quiet_system);
     if (!cabd) return etl_error_set(err, ETL_ERR_NOMEM, cab_path, UINT64_MAX, "out of memory");
     struct mscabd_cabinet *cab = cabd->open(cabd, (char *)cab_path);
     if (!cab) {
@@ -149,7 +184,7 @@ int etl_cab_input_open(etl_input *in, const char *path, etl_error *err)
     const char *member;
     char *cab_path = cabinet_part(path, &member);
     if (!cab_path) return etl_error_set(err, ETL_ERR_IO, path, UINT64_MAX, "not a cabinet member");
-    struct mscab_decompressor *cabd = mspack_create_cab_decompressor(NULL);
+    struct mscab_decompressor *cabd = mspack_create_cab_decompressor(&quiet_system);
     struct mscabd_cabinet *cab = cabd ? cabd->open(cabd, cab_path) : NULL;
     struct mscabd_file *file = NULL;
     for (struct mscabd_file *f = cab ? cab->files : NULL; f && !file; f = f->next)
