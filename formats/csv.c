@@ -6,6 +6,7 @@
  * right-aligned with spaces as in real tracerpt rows, nothing quoted; CR/LF inside values become spaces so
  * that one event stays one line (tracerpt would break the row). */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,18 @@ static void cell_hex(fmt_line_writer *st, uint64_t v)
     cell(st, fmt_hex64(v, num));
 }
 
+/* --csv-compat: tracerpt's fixed-width hex, Keyword 0x%016llX and PID/TID 0x%08X (docs/tracerpt-compat.md) */
+static void cell_hex_fixed(fmt_line_writer *st, uint64_t v, int digits)
+{
+    if (!st->options.csv_compat) {
+        cell_hex(st, v);
+        return;
+    }
+    char num[24];
+    snprintf(num, sizeof num, "0x%0*" PRIX64, digits, v);
+    cell(st, num);
+}
+
 static int end_line(fmt_line_writer *st)
 {
     etl_textbuf_putc(&st->line, '\n');
@@ -118,9 +131,9 @@ static int csv_event(void *state, const etl_decoded_event *ev)
     cell_u(st, h->descriptor.level);
     cell_u(st, h->descriptor.opcode);
     cell_u(st, h->descriptor.task);
-    cell_hex(st, h->descriptor.keyword);
-    cell_hex(st, h->process_id);
-    cell_hex(st, h->thread_id);
+    cell_hex_fixed(st, h->descriptor.keyword, 16);
+    cell_hex_fixed(st, h->process_id, 8);
+    cell_hex_fixed(st, h->thread_id, 8);
     cell_u(st, r->buffer_context.processor_index);
     cell(st, "");  /* Instance ID: classic instance events only */
     cell(st, "");  /* Parent Instance ID */

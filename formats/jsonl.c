@@ -1,7 +1,7 @@
 /* JSON Lines: one JSON object per event, one event per line. Members, always in this order:
  *   time, timestamp, provider, provider_guid, event, id, version, level, task, opcode, keywords,
  *   keyword_names, pid, tid, cpu, process, activity_id, related_activity_id, source[, schema_version], status,
- *   fields[, extra_payload][, payload][, error][, message], schema
+ *   fields[, extra_payload][, payload][, error][, message][, wpp], schema
  * `fields` maps names (schema order) to typed values (json_value.c: numbers, booleans, strings, arrays,
  * objects; a mapped value is followed by "NAME.value" with its number). `keywords` is the 64-bit mask as a
  * number, `keyword_names` the names the schema gives its bits. `schema` is the layout version (1), last so
@@ -104,6 +104,19 @@ void fmt_jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *opt
         }
     }
     if (ev->message) put_member(tb, "message", ev->message);
+    if (ev->wpp) { /* WPP message decoded with its TMF: what tracerpt's DebugData and tracefmt's %!...! show */
+        const etl_wpp_event *w = ev->wpp;
+        etl_textbuf_puts(tb, ",\"wpp\":{\"component\":");
+        fmt_json_string(tb, w->component ? w->component : "");
+        put_member(tb, "tag", w->tag);
+        put_member(tb, "file", w->file);
+        put_number(tb, "line", w->line);
+        put_member(tb, "function", w->function);
+        put_member(tb, "level", w->level);
+        put_member(tb, "flags", w->flags);
+        put_number(tb, "sequence", r->wpp_sequence);
+        etl_textbuf_putc(tb, '}');
+    }
     etl_textbuf_puts(tb, ",\"schema\":" FMT_JSON_SCHEMA_TEXT "}\n");
 }
 

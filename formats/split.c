@@ -414,7 +414,7 @@ static int write_schema_sql(split_writer *w)
                  "-- header row). Accepted by SQLite, DuckDB and ClickHouse; see etlconv(1), SPLIT TABLES.\n");
     for (size_t k = 0; k < w->tables.count; k++) {
         const split_table *t = &w->tables.tables[k];
-        fprintf(out, "\n-- %s.csv: %llu rows\nCREATE TABLE ", t->name, (unsigned long long)t->rows);
+        fprintf(out, "\n-- %s.csv: %llu rows\nCREATE TABLE IF NOT EXISTS ", t->name, (unsigned long long)t->rows);
         sql_identifier(out, t->name);
         fputs(" (\n", out);
         for (size_t c = 0; c < t->column_count; c++) {

@@ -25,6 +25,19 @@ static char *copy_text(const char *s)
     return c;
 }
 
+/* mkdir -p: the folders of a partitioned layout (split/HOST/DAY) need not exist yet. */
+static int make_dirs(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        int rc = mkdir(path, 0777);
+        *p = '/';
+        if (rc != 0 && errno != EEXIST) return -1;
+    }
+    return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
 int split_tables_init(split_tables *t, const char *dir, const char *extension, unsigned max_open)
 {
     memset(t, 0, sizeof *t);
@@ -36,7 +49,7 @@ int split_tables_init(split_tables *t, const char *dir, const char *extension, u
         fprintf(stderr, "etlconv: out of memory\n");
         return -1;
     }
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    if (make_dirs(t->dir) != 0) {
         fprintf(stderr, "etlconv: %s: cannot create directory: %s\n", dir, strerror(errno));
         return -1;
     }

@@ -13,6 +13,7 @@
 typedef struct tracefmt_state {
     fmt_line_writer base;
     const char *prefix;
+    etl_textbuf prefix_scratch;
 } tracefmt_state;
 
 static void *tracefmt_create(const etl_sink *sink, const etl_writer_options *options)
@@ -37,6 +38,7 @@ static void tracefmt_destroy(void *state)
     if (!st) return;
     etl_textbuf_free(&st->base.line);
     etl_textbuf_free(&st->base.scratch);
+    etl_textbuf_free(&st->prefix_scratch);
     free(st);
 }
 
@@ -75,7 +77,8 @@ static int tracefmt_event(void *state, const etl_decoded_event *ev)
     }
     char time_text[48];
     etl_textbuf_reset(&b->scratch);
-    wpp_expand_prefix(&b->scratch, st->prefix, ev, tracefmt_time(st, r->header.timestamp, time_text, sizeof time_text));
+    wpp_expand_prefix(&b->scratch, st->prefix, ev, tracefmt_time(st, r->header.timestamp, time_text, sizeof time_text),
+                      &st->prefix_scratch);
     etl_textbuf_append(&b->line, b->scratch.data ? b->scratch.data : "", b->scratch.length);
     if (ev->message) {
         put_clean(b, ev->message);

@@ -54,3 +54,51 @@ done
 check "$(grep -c '"error":"[^"]*truncated: more than 256 array elements that occupy no payload bytes' "$T/amp.json")" 3 \
   "... the events with zero-width elements are marked as truncated, with the reason"
 check "$(grep -c '^{' "$T/amp.json")" 7 "... and every event is still written"
+
+# --- output contract -----------------------------------------------------------------------------------
+# An output that names an input or the -import manifest is refused even with -y (device + inode: other
+# spellings and links too), and the source is left intact.
+cp $P "$T/in.dat"; cp "$T/amp.man" "$T/keep.man"
+ln "$T/in.dat" "$T/hard.xml"; ln -s in.dat "$T/sym.xml"
+for out in "$T/in.dat" "$T/hard.xml" "$T/sym.xml" "$T/./in.dat"; do
+  $ETLCONV -q "$T/in.dat" -o "$out" -y 2> "$T/err"; check $? 2 "-o $(basename "$out") naming the input, with -y: exit 2"
+  cmp -s $P "$T/in.dat"; ok $? "... the input is intact"
+  grep -q "names the input file" "$T/err"; ok $? "... and the refusal says why"
+done
+$ETLCONV -q $P -o "$T/keep.man" -import "$T/keep.man" -y 2> "$T/err"; check $? 2 "-o naming the -import manifest: exit 2"
+cmp -s "$T/amp.man" "$T/keep.man"; ok $? "... the manifest is intact"
+$ETLCONV -q $P -o "$T/x.xml" -import "$T/keep.man" -export "$T/keep.man" -y 2> /dev/null; check $? 2 "-export naming the -import manifest: exit 2"
+test ! -e "$T/x.xml"; ok $? "... and -o was not written"
+# Preconditions are checked before converting: -export FILE existing without -y wrote -o fully, then failed.
+: > "$T/old.man"
+$ETLCONV -q $P -o "$T/o.xml" -export "$T/old.man" 2> "$T/err"; check $? 2 "-export FILE that exists, no -y: exit 2"
+test ! -e "$T/o.xml"; ok $? "... and no -o output is left behind"
+test ! -s "$T/old.man"; ok $? "... and the existing file is untouched"
+$ETLCONV -q $P -o "$T/s.xml" -summary "$T/s.xml" -y 2> /dev/null; check $? 2 "-o and -summary naming one file: exit 2"
+$ETLCONV -q $P -o "$T/nodir/o.xml" 2> "$T/err"; check $? 2 "-o into a folder that does not exist: exit 2"
+# A full device: the write fails, the run says so and exits 2 (both exited 0).
+if [ -w /dev/full ]; then
+  $ETLCONV --info $P > /dev/full 2> "$T/err"; check $? 2 "--info to a full device: exit 2"
+  grep -q "write failed" "$T/err"; ok $? "... saying the write failed"
+  $ETLCONV -q $P -o "$T/f.xml" -export /dev/full 2> "$T/err"; check $? 2 "-export to a full device: exit 2"
+  test ! -e "$T/f.xml"; ok $? "... and -o is not left behind (outputs are named only when all succeeded)"
+fi
+# Nothing but the outputs appears in their folder: no temporary names left.
+mkdir "$T/clean"
+$ETLCONV -q $P -o "$T/clean/a.xml" -summary "$T/clean/a.txt" -export "$T/clean/a.man"; check $? 0 "three outputs: exit 0"
+check "$(ls -A "$T/clean" | tr '\n' ' ')" "a.man a.txt a.xml " "... exactly the three files, no temporaries"
+$ETLCONV -q $P -o "$T/clean/a.xml" -y; check $? 0 "-y replaces an output"
+check "$(ls -A "$T/clean" | tr '\n' ' ')" "a.man a.txt a.xml " "... with no temporary left"
+
+# --- --manifest DIR: symbolic links that leave the folder are not followed ------------------------------
+# The zero-width manifest above, reached only through a link to outside the folder: not loaded, reported.
+mkdir "$T/mdir" "$T/mdir2" "$T/mdir2/sub"
+cp testdata/schemas/real-man/windows-driver-samples/UfxClientSample.man "$T/mdir/"  # a real manifest beside the link, so the folder still yields a schema
+cp "$T/amp.man" "$T/outside.man"; ln -s ../outside.man "$T/mdir/link.man"
+$ETLCONV --no-trace-schemas --manifest "$T/mdir" -of json $P > "$T/m.json" 2> "$T/err"; check $? 1 "--manifest DIR with a link leaving it: exit 1"
+grep -q "link.man: symbolic link to .*outside.man, outside the folder" "$T/err"; ok $? "... the link is reported"
+check "$(grep -c '"N":' "$T/m.json")" 0 "... and the manifest behind it was not loaded"
+# a link that stays inside the folder is followed
+cp "$T/amp.man" "$T/mdir2/sub/real.xml"; ln -s sub/real.xml "$T/mdir2/link.man"
+$ETLCONV -q --no-trace-schemas --manifest "$T/mdir2" -of json $P > "$T/m2.json"
+check "$(grep -c '"N":' "$T/m2.json")" 5 "a link inside the folder is followed"

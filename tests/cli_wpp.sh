@@ -97,6 +97,10 @@ $ETLCONV "$S" -q -tp "$FN/tmf" -of csv > "$T/s.csv"
 python3 -c 'import csv,sys; rows=list(csv.reader(open(sys.argv[1]))); sys.exit(0 if any(r[19:] == ["root"] for r in rows) else 1)' "$T/s.csv"
 ok $? "CSV: the argument is the User Data cell (python csv reader)"
 
+check "$(jq -r 'select(.source == "tmf") | [.wpp.component, .wpp.tag, .wpp.file, .wpp.line, .wpp.function, .wpp.level, .wpp.flags] | @tsv' "$T/wppstr-sample.jsonl" | tail -1)" \
+      "$(printf 'findneedle\tWppStrEmitter_cpp29\tWppStrEmitter.cpp\t29\tmain\tSTR_GENERAL\t')" \
+      "JSON: the wpp member has component, tag, SRC file, line, FUNC, LEVEL and FLAGS of the TMF"
+
 # tracefmt text: the default prefix, and TRACE_FORMAT_PREFIX
 $ETLCONV "$S" -q -tp "$FN/tmf" -of tracefmt > "$T/s.txt"; check $? 0 "-of tracefmt exits 0"
 pid=$(jq -r 'select(.source == "tmf") | .pid' "$T/wppstr-sample.jsonl" | head -1)
@@ -162,3 +166,40 @@ grep -q "long.tmf:2: line longer than 64 KiB" "$T/err"; ok $? "... refused with 
 $ETLCONV "$f" -tp "$T/empty-missing" > /dev/null 2> "$T/err"; check $? 2 "missing -tp folder: exit 2"
 mkdir -p "$T/empty"; $ETLCONV "$f" -tp "$T/empty" > /dev/null 2> "$T/err"; check $? 2 "-tp folder without TMF: exit 2"
 grep -q "no TMF statement found" "$T/err"; ok $? "... saying so"
+
+# -pdb and -i: the findneedle TMFs as PDB annotations (the PDB test_wpp_pdb.c builds from the documented MSF,
+# DBI and CodeView structures) decode as the TMF files do; -i finds that PDB through an image's CodeView
+# record (a minimal PE32+ written here: one section holding the debug directory and its RSDS record).
+BUILD=${BUILD:-build}
+ETLCONV_KEEP_FINDNEEDLE_PDB="$T/findneedle.pdb" "$BUILD/tests/test_wpp_pdb" > /dev/null 2>&1
+[ -f "$T/findneedle.pdb" ]; ok $? "test_wpp_pdb wrote the findneedle PDB"
+$ETLCONV "$S" -q -pdb "$T/findneedle.pdb" -of json > "$T/pdb.jsonl"; check $? 0 "-pdb FILE: exit 0"
+cmp -s "$T/pdb.jsonl" "$T/wppstr-sample.jsonl"; ok $? "-pdb FILE decodes wppstr-sample as -tp does, byte for byte"
+mkdir -p "$T/img" "$T/syms"
+cp "$T/findneedle.pdb" "$T/syms/"
+python3 - "$T/img/WppStrEmitter.sys" 'C:\build\x64\findneedle.pdb' <<'PY'
+import struct, sys
+rsds = b'RSDS' + bytes(range(16)) + struct.pack('<I', 1) + sys.argv[2].encode() + b'\0'
+debug = struct.pack('<IIHHIIII', 0, 0, 0, 0, 2, len(rsds), 0x1000 + 28, 0x200 + 28)
+coff = struct.pack('<HHIIIHH', 0x8664, 1, 0, 0, 0, 240, 0x22)
+opt = bytearray(240)
+struct.pack_into('<H', opt, 0, 0x20B)
+struct.pack_into('<I', opt, 108, 16)
+struct.pack_into('<II', opt, 112 + 8 * 6, 0x1000, 28)
+sect = struct.pack('<8sIIIIIIHHI', b'.rdata', 0x200, 0x1000, 0x200, 0x200, 0, 0, 0, 0, 0x40000040)
+head = bytearray(0x200)
+head[0:2] = b'MZ'
+struct.pack_into('<I', head, 0x3C, 0x40)
+pe = b'PE\0\0' + coff + bytes(opt) + sect
+head[0x40:0x40 + len(pe)] = pe
+open(sys.argv[1], 'wb').write(bytes(head) + (debug + rsds).ljust(0x200, b'\0'))
+PY
+$ETLCONV "$S" -q -i "$T/img/WppStrEmitter.sys" -of json > /dev/null 2> "$T/err"; check $? 2 "-i IMAGE whose PDB is nowhere: exit 2"
+grep -q "its PDB findneedle.pdb is neither beside it nor in a -pdb folder" "$T/err"; ok $? "... naming the PDB its CodeView record gives"
+$ETLCONV "$S" -q -i "$T/img/WppStrEmitter.sys" -pdb "$T/syms" -of json > "$T/img.jsonl"; check $? 0 "-i IMAGE -pdb DIR: exit 0"
+cmp -s "$T/img.jsonl" "$T/wppstr-sample.jsonl"; ok $? "-i finds the PDB in the -pdb folder and decodes as -tp does"
+cp "$T/findneedle.pdb" "$T/img/"
+$ETLCONV "$S" -q -i "$T/img/WppStrEmitter.sys" -of json | cmp -s - "$T/wppstr-sample.jsonl"; ok $? "-i finds the PDB beside the image"
+$ETLCONV "$S" -q -i "$T/s.xml" > /dev/null 2> "$T/err"; check $? 2 "-i of a file that is no PE: exit 2"
+$ETLCONV "$S" -q -pdb "$T/s.xml" > /dev/null 2> "$T/err"; check $? 2 "-pdb of a file that is no PDB: exit 2"
+grep -q "s.xml: offset 0x0: not a PDB" "$T/err"; ok $? "... saying so with the offset"

@@ -90,6 +90,8 @@ static int pv_same_value(const char *perfview, const char *ours)
         o[n] = '\0';
     }
     size_t plen = strlen(p);
+    /* value-map names keep the schema's trailing spaces as Windows prints them; TraceEvent trims them */
+    while (n > plen && n > 0 && o[n - 1] == ' ') o[--n] = '\0';
     if (plen == 23 && strcmp(p + 20, "...") == 0) return strncmp(p, o, 20) == 0;
     if (strcmp(p, "True") == 0 || strcmp(p, "False") == 0) return strcasecmp(p, o) == 0;
     return strcmp(p, o) == 0;

@@ -195,8 +195,8 @@ static void test_event_info_then_map(void **state)
     assert_int_equal(map->flags, ETL_MAP_VALUEMAP);
     assert_int_equal(map->entry_count, 2);
     assert_int_equal(map->entries[1].value, 2);
-    assert_string_equal(map->entries[1].name, "two");
-    assert_string_equal(map->entries[0].name, "one");
+    assert_string_equal(map->entries[1].name, "two");  /* a message table's line break is framing: dropped */
+    assert_string_equal(map->entries[0].name, "one ");  /* a trailing space is content: Windows prints it */
     assert_string_equal(etl_schema_registry_provider_name(reg, &provider), "Test-Provider");
     const etl_embedded_stats *st = etl_embedded_get_stats(s);
     assert_int_equal(st->event_infos, 1);
@@ -464,7 +464,7 @@ static void test_net45_metadata(void **state)
     assert_string_equal(map->name, "DnsIpTypeMap");
     int found_dynamic = 0;
     for (uint32_t i = 0; i < map->entry_count; i++)
-        if (map->entries[i].value == 1 && strcmp(map->entries[i].name, "dynamic") == 0) found_dynamic = 1;
+        if (map->entries[i].value == 1 && strcmp(map->entries[i].name, "dynamic ") == 0) found_dynamic = 1;
     assert_true(found_dynamic);
 
     info = etl_schema_registry_find(reg, ETL_KEY_MANIFEST, &tracing, 14, 0);

@@ -291,6 +291,8 @@ static void free_run(run *r)
  *   E11 bit maps: PerfView joins the names with "|", we with " | " (TDH's separator)
  *   E12 SYSTEMTIME: PerfView loses wMilliseconds (primitive-types shows ".03" for all five events, whose
  *       payloads hold 799, 239, 671, 48 and 484 ms, matching their FILETIME fields): compared to the second
+ *   E13 value-map names: the schema's string keeps its trailing spaces ("dynamic ", pktmon's "Tx "), as
+ *       Windows prints them (tracerpt, pktmon: "Direction Tx , Type Ethernet ,"); TraceEvent trims them
  * Fields PerfView derives from payload fields, checked against ours (D rules in derived_matches). */
 
 static int is_cut_equal(const char *pv, const char *ours)
@@ -389,6 +391,10 @@ static int value_matches(const run *r, const char *pv, const our_field *of, int 
     if (of->in_type == ETL_IN_SYSTEMTIME && baseline_iso_to_perfview_date(ours, date, sizeof date) == 0)
         return strlen(pv) >= 17 && strncmp(pv, date, 17) == 0;                          /* E12 */
     if (strcmp(pv, ours) == 0 || is_cut_equal(pv, ours)) return 1;                      /* E1 */
+    size_t olen = strlen(ours);
+    if (olen > 1 && ours[olen - 1] == ' ' && strlen(pv) < olen && strncmp(pv, ours, strlen(pv)) == 0 &&
+        strspn(ours + strlen(pv), " ") == olen - strlen(pv))
+        return 1;                                                                        /* E13 */
     if (integer_equal(pv, ours)) return 1;                                               /* E2, E3 */
     if ((strcasecmp(pv, "true") == 0 || strcasecmp(pv, "false") == 0) && strcasecmp(pv, ours) == 0) return 1;
     if (ours[0] == '{') {                                                                /* E5 */

@@ -266,6 +266,14 @@ static void test_render(void **state)
     assert_string_equal(decode(&f, 12, p12, sizeof p12, 4),
                         "12345678 3.140625 3.14 5.0000000s 1.0000000s (relative) 2001:db8::1");
 
+    /* the most negative values have no positive counterpart (found by fuzz_wpp_tmf) */
+    delta = INT64_MIN;
+    wait = INT64_MIN;
+    memcpy(p12 + 12, &delta, 8);
+    memcpy(p12 + 20, &wait, 8);
+    assert_string_equal(decode(&f, 12, p12, sizeof p12, 4),
+                        "12345678 3.140625 3.14 -922337203685.4775808s 922337203685.4775808s (relative) 2001:db8::1");
+
     /* enumerations: a name, flag names joined by |, leftover bits in hex, %d on an enum */
     static const uint8_t p13[] = {1, 0, 0, 0, 5, 0, 0, 0, 9, 0, 0, 0, 7, 0, 0, 0};
     assert_string_equal(decode(&f, 13, p13, sizeof p13, 8), "StateActive FlagRead|FlagExec FlagRead|0x8 7");
@@ -317,7 +325,9 @@ static void test_render(void **state)
     f.rec.header.thread_id = 0x3C;
     f.rec.buffer_context.processor_index = 3;
     f.rec.wpp_sequence = 42;
-    wpp_expand_prefix(&out, WPP_DEFAULT_PREFIX "%2!s! %7!u! %!FUNC!", &f.ev, "01/02/2003-04:05:06.007");
+    etl_textbuf scratch = {0};
+    wpp_expand_prefix(&out, WPP_DEFAULT_PREFIX "%2!s! %7!u! %!FUNC!", &f.ev, "01/02/2003-04:05:06.007", &scratch);
+    etl_textbuf_free(&scratch);
     assert_string_equal(out.data, "[3]1A2B.003C::01/02/2003-04:05:06.007 [Comp]render_c10 42 Fn");
     etl_textbuf_free(&out);
 

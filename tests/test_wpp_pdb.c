@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cmocka.h>
 
 #include "schema/manifest_model.h"
+#include "etl/etl.h"
 #include "schema/wpp/pdb.h"
 
 #define NEFARIUS "../shared/schemas/wpp-tmf/nefarius"
@@ -383,8 +385,147 @@ static void test_pdb_annotations(void **state)
     free(pdb.data);
 }
 
+/* ---- end to end: findneedle's TMFs as PDB annotations decode its traces as the TMF files do -------------- */
+
+#define FINDNEEDLE "../shared/corpus/findneedle"
+
+static const char *const findneedle_tmfs[] = {
+    "035fd70f-a54a-3c13-f6c5-f7f2b19c92ec", "2363c985-9b6e-3283-34a7-e8c27a60b889", "4305d668-552d-302b-a84c-fbcf09373bf6",
+    "4857fab7-1162-3184-360b-cdd863ddf4ea", "4bfa7244-5583-3195-181b-88348eb33cdb", "6033c1c6-a9fa-394c-0bc0-1581cb94150e",
+    "744151fd-b3f4-32e6-38eb-0fd11e3fb62d", "8ff2a761-4025-3d98-c3fc-1bc40b34330d", "9b93a332-c452-3e71-64f7-55130c7de2e4",
+    "d4153fff-ac08-361f-5ed7-af1d38cd1903"};
+
+/* Each #typev block of a TMF file becomes what WPP's __annotation leaves in the object: "TMF:", the header
+ * line, the #typev line without its FUNC= (the compiler knows the function: the enclosing S_GPROC32), the
+ * braces and argument lines. */
+static void annotate_tmf(module *m, const char *path, long *offset)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char line[4096], header[4096];
+    char (*strings)[1024] = calloc(64, 1024);
+    unsigned count = 0;
+    char function[256] = "";
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[8] == '-' && line[13] == '-' && !count) snprintf(header, sizeof header, "%s", line);
+        if (strncmp(line, "#typev", 6) == 0) {
+            char *func = strstr(line, " FUNC=");
+            snprintf(function, sizeof function, "%s", func ? func + 6 : "");
+            if (func) *func = '\0';
+            snprintf(strings[0], 1024, "TMF:");
+            snprintf(strings[1], 1024, "%.1000s", header);
+            snprintf(strings[2], 1024, "%.1000s", line);
+            count = 3;
+        } else if (count && count < 64) {
+            snprintf(strings[count++], 1024, "%.1000s", line);
+            if (strcmp(line, "}") == 0) {
+                add_proc(m, *offset, *offset + 50, function);
+                add_annotation(m, *offset + 10, strings, count);
+                *offset += 100;
+                count = 0;
+            }
+        }
+    }
+    fclose(f);
+    free(strings);
+}
+
+typedef struct collect_ctx {
+    etl_decoder *decoder;
+    char *messages;
+    size_t length;
+    unsigned decoded;
+} collect_ctx;
+
+static int collect(const etl_event_record *r, void *p)
+{
+    collect_ctx *c = p;
+    const etl_decoded_event *ev;
+    assert_int_equal(etl_decode_event(c->decoder, r, &ev), ETL_OK);
+    if (r->kind != ETL_KIND_MESSAGE) return 0;
+    assert_int_equal(ev->source, ETL_SOURCE_TMF);
+    assert_int_equal(ev->status, ETL_DECODE_OK);
+    size_t n = strlen(ev->message) + strlen(ev->task_name) + 2;
+    c->messages = realloc(c->messages, c->length + n + 1);
+    c->length += (size_t)sprintf(c->messages + c->length, "%s|%s\n", ev->task_name, ev->message);
+    c->decoded++;
+    return 0;
+}
+
+static char *decode_trace(etl_schema_registry *reg, const char *trace, unsigned *decoded)
+{
+    etl_trace *t;
+    etl_error err;
+    const char *paths[] = {trace};
+    assert_int_equal(etl_open(&t, paths, 1, NULL, &err), ETL_OK);
+    collect_ctx c = {etl_decoder_new(reg, t), calloc(1, 1), 0, 0};
+    assert_int_equal(etl_process(t, collect, &c), ETL_OK);
+    etl_decoder_free(c.decoder);
+    etl_close(t);
+    *decoded = c.decoded;
+    return c.messages;
+}
+
+static void test_findneedle_pdb(void **state)
+{
+    (void)state;
+    module m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "findneedle.obj");
+    put32(&m.sym, 4);
+    m.open_end = -1;
+    long offset = 0x100;
+    etl_schema_registry *by_tmf = etl_schema_registry_new(), *by_pdb = etl_schema_registry_new();
+    etl_error err;
+    for (size_t i = 0; i < sizeof findneedle_tmfs / sizeof findneedle_tmfs[0]; i++) {
+        char path[256];
+        snprintf(path, sizeof path, FINDNEEDLE "/tmf/%s.tmf", findneedle_tmfs[i]);
+        annotate_tmf(&m, path, &offset);
+    }
+    close_before(&m, 0x7FFFFFFF);
+    assert_int_equal(etl_schema_load_tmf_path(by_tmf, FINDNEEDLE "/tmf", &err, NULL), ETL_OK);
+    bytes pdb = build_pdb(&m, 1);
+    free(m.sym.data);
+    char path[] = "/tmp/etlconv-wpp-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, pdb.data, pdb.size), (ssize_t)pdb.size);
+    close(fd);
+    const char *keep = getenv("ETLCONV_KEEP_FINDNEEDLE_PDB"); /* for tests/cli_wpp.sh (-pdb, -i) */
+    if (keep) {
+        FILE *k = fopen(keep, "wb");
+        assert_non_null(k);
+        assert_int_equal(fwrite(pdb.data, 1, pdb.size, k), pdb.size);
+        fclose(k);
+    }
+    free(pdb.data);
+    etl_tmf_load_stats stats;
+    assert_int_equal(etl_schema_load_pdb_path(by_pdb, path, &err, &stats), ETL_OK);
+    remove(path);
+    assert_int_equal(stats.statements, 24);  /* the #typev lines of the ten files (grep -c) */
+    assert_int_equal(wpp_store_statement_count(etl_schema_registry_wpp(by_pdb, 0)), 24);
+
+    static const char *const traces[] = {"wppemitter", "wppstr", "wpptypes", "wpptypes2", "wppenum", "wpptime",
+                                         "wppbin", "wppndis"};
+    static const unsigned counts[] = {45, 4, 5, 5, 2, 2, 2, 1}; /* EXPECTED.md §findneedle */
+    for (size_t i = 0; i < 8; i++) {
+        char trace[256];
+        snprintf(trace, sizeof trace, FINDNEEDLE "/%s-sample.etl.gz", traces[i]);
+        unsigned a, b;
+        char *x = decode_trace(by_tmf, trace, &a), *y = decode_trace(by_pdb, trace, &b);
+        assert_int_equal(a, counts[i]);
+        assert_int_equal(b, counts[i]);
+        assert_string_equal(y, x);
+        free(x);
+        free(y);
+    }
+    etl_schema_registry_free(by_tmf);
+    etl_schema_registry_free(by_pdb);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_pdb_annotations)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_pdb_annotations), cmocka_unit_test(test_findneedle_pdb)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

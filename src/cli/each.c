@@ -1,5 +1,6 @@
 /* --each: one conversion per input into -o DIR (see each.h). */
 #include "each.h"
+#include "output.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -135,6 +136,9 @@ static int convert_one(const etlconv_options *opt, size_t index, etl_schema_regi
             if (status == ETLCONV_EXIT_OK) status = schema_status;
         }
     }
+    /* this input's outputs get their names now (all or none) */
+    if (status == ETLCONV_EXIT_FAILURE) etlconv_outputs_discard();
+    else if (etlconv_outputs_publish() != 0) status = ETLCONV_EXIT_FAILURE;
     etl_schema_registry_free(registry);
     free(stem);
     free(main_name);

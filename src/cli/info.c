@@ -1,3 +1,4 @@
+#include <errno.h>
 /* --info: every log-file header field of the first file, then counts over the whole merged trace. */
 #include "cli/info.h"
 
@@ -106,6 +107,10 @@ int etlconv_info(int file_count, char **files, FILE *out)
     fprintf(out, "warnings\t%" PRIu64 "\n", s->warnings);
     fprintf(out, "errors\t%" PRIu64 "\n", s->errors);
     int status = (rc != ETL_OK || s->errors) ? 1 : 0;
+    if (fflush(out) != 0 || ferror(out)) {  /* a full disk, /dev/full: the description was not written */
+        fprintf(stderr, "etlconv: --info: write failed: %s\n", strerror(errno ? errno : EIO));
+        status = 2;
+    }
     free(st.providers);
     etl_close(t);
     return status;

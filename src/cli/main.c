@@ -15,6 +15,8 @@
 #include "cli/options.h"
 #include "cli/options_tracerpt.h"
 #include "cli/output.h"
+#include "cli/output_check.h"
+#include "cli/schemas_command.h"
 #include "cli/spool.h"
 
 static void on_signal(int sig)
@@ -48,6 +50,13 @@ static int run_merged(const etlconv_options *opt, etl_schema_registry *registry,
 int main(int argc, char **argv)
 {
     etlconv_options opt;
+    if (argc > 1 && strcmp(argv[1], "schemas") == 0) {
+        int status = etlconv_schemas_command(argc - 1, argv + 1);
+        /* its outputs are named only now, as a conversion's are (output.h) */
+        if (status == ETLCONV_EXIT_FAILURE) etlconv_outputs_discard();
+        else if (etlconv_outputs_publish() != 0) status = ETLCONV_EXIT_FAILURE;
+        return status;
+    }
     if (etlconv_tracerpt_prepare(&argc, &argv) != 0) return ETLCONV_EXIT_FAILURE;  /* -config, tracerpt mode */
     if (etlconv_parse_options(argc, argv, &opt) != 0 || etlconv_tracerpt_finish(&opt) != 0) {
         etlconv_free_options(&opt);
@@ -75,7 +84,7 @@ int main(int argc, char **argv)
         signal(SIGTERM, on_signal);
         signal(SIGHUP, on_signal);
         signal(SIGPIPE, on_signal);  /* "| head" ends the run: remove a -summary FILE still being written */
-        if (etlconv_spool_inputs(&opt) != 0) {
+        if (etlconv_check_outputs(&opt) != 0 || etlconv_spool_inputs(&opt) != 0) {
             status = ETLCONV_EXIT_FAILURE;
             break;
         }
@@ -101,6 +110,9 @@ int main(int argc, char **argv)
         if (opt.export_file && status != ETLCONV_EXIT_FAILURE &&
             etlconv_export_schemas(exported, opt.export_file, opt.overwrite) != 0)
             status = ETLCONV_EXIT_FAILURE;
+        /* outputs get their names only now, all of them or none */
+        if (status == ETLCONV_EXIT_FAILURE) etlconv_outputs_discard();
+        else if (etlconv_outputs_publish() != 0) status = ETLCONV_EXIT_FAILURE;
         etl_schema_registry_free(registry);
         etl_schema_registry_free(exported);
         break;

@@ -428,6 +428,17 @@ void etlconv_print_help(FILE *out)
           "  --pid N[,N...], --tid N[,N...]\n"
           "  --from T, --to T        ISO-8601 time (UTC unless it has an offset) or seconds from trace start\n"
           /* -- issue 12 (tracerpt) help lines below; keep this line -- */
+          "tracerpt (also the mode when run as 'tracerpt': default file names, closing line):\n"
+          "  -report [FILE]          workload report (workload.xml/.html): providers, event types, and by\n"
+          "                          -rl 2..5 processes, disks, files, threads; -f XML|HTML\n"
+          "  -int FILE               the interpreted event structures (one block per event layout)\n"
+          "  -config FILE            read more options from FILE;  -df FILE  accepted (not applied)\n"
+          "  -rt NAME                refused: real-time sessions exist only on Windows\n"
+          "  --tracerpt              tracerpt mode without renaming the program\n"
+          "  --strict                events lost by the recording session exit 1 (default: a note, exit 0)\n"
+          "  -, FIFO, /dev/stdin     read once into a temporary file, then converted like a file\n"
+          "  --jobs N                with --each: N files at once (same outputs); --gzip or -of FMT.gz: .gz\n"
+          "                          outputs; same-named inputs mirror their folders under -o DIR\n"
           /* -- issue 13 (diff) help lines below; keep this line -- */
           /* -- issue 14 (perf) help lines below; keep this line -- */
           /* -- issue 15 (typed) help lines below; keep this line -- */
@@ -472,8 +483,8 @@ void etlconv_print_help(FILE *out)
           "  -h, --help              this help\n"
           "  --version               version\n"
           "\n"
-          "Exit status: 0 success; 1 output written with warnings (events lost, records skipped or\n"
-          "payloads that did not fit their schema); 2 failure (bad usage, unreadable input, output not\n"
-          "written).\n",
+          "Exit status: 0 success (events the session lost are only noted, unless --strict); 1 output\n"
+          "written with warnings (records skipped or payloads that did not fit their schema); 2 failure\n"
+          "(bad usage, unreadable input, output not written).\n",
           out);
 }

@@ -1,5 +1,11 @@
-/* Atomic, optionally gzip-compressed output files (see output.h). */
+/* Atomic, optionally gzip-compressed output files (see output.h). A file is written unnamed (O_TMPFILE: even
+ * SIGKILL leaves nothing behind) or, where the filesystem cannot, under a hidden temporary name; it gets its
+ * name only when every output of the run is complete (output_publish.c). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_TMPFILE */
+#endif
 #include "output.h"
+#include "output_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,20 +19,10 @@
 
 #define MAX_OPEN_OUTPUTS 8
 
-struct etlconv_output {
-    char *path;        /* final name; NULL for stdout */
-    char *temp_path;
-    FILE *file;        /* plain output (stdout or the temporary file) */
-    gzFile gz;         /* compressed output */
-    int overwrite;
-    int write_failed;
-    etl_sink sink;
-};
-
 /* Temporary names to remove if a signal ends the run; fixed array so the handler needs no locking. */
 static char *volatile open_temps[MAX_OPEN_OUTPUTS];
 
-static void track(const char *temp, int add)
+void etlconv_output_track(const char *temp, int add)
 {
     for (int i = 0; i < MAX_OPEN_OUTPUTS; i++) {
         if (add && !open_temps[i]) {
@@ -101,6 +97,42 @@ static int attach_stream(etlconv_output *o, int fd, const char *path)
     return o->gz || o->file ? 0 : -1;
 }
 
+/* An unnamed file in the folder of `path` (O_TMPFILE), or -1 where the kernel or filesystem has none; named
+ * later through /proc/self/fd, so /proc must be there. */
+static int open_unnamed(const char *path)
+{
+#ifdef O_TMPFILE
+    if (access("/proc/self/fd", X_OK) != 0) return -1;
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    if (!dir) return -1;
+    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    free(dir);
+    return fd;
+#else
+    (void)path;
+    return -1;
+#endif
+}
+
+/* "DIR/.NAME.XXXXXX" beside the target so the final rename is atomic. */
+static int open_named_temp(etlconv_output *o, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+    o->temp_path = malloc(strlen(path) + 16);
+    if (!o->temp_path) return -1;
+    sprintf(o->temp_path, "%.*s.%s.XXXXXX", (int)dir_len, path, path + dir_len);
+    int fd = mkstemp(o->temp_path);
+    if (fd < 0) return -1;
+    etlconv_output_track(o->temp_path, 1);
+    mode_t mask = umask(0);  /* mkstemp creates 0600; give the result the usual umask-based mode */
+    umask(mask);
+    int chmod_rc = fchmod(fd, 0666 & ~mask);
+    (void)chmod_rc;  /* not fatal: the file merely stays private */
+    return fd;
+}
+
 etlconv_output *etlconv_output_open(const char *path, int overwrite)
 {
     etlconv_output *o = calloc(1, sizeof *o);
@@ -108,6 +140,7 @@ etlconv_output *etlconv_output_open(const char *path, int overwrite)
         fprintf(stderr, "etlconv: out of memory\n");
         return NULL;
     }
+    o->unnamed_fd = -1;
     if (!path || strcmp(path, "-") == 0) {
         o->file = stdout;
         o->sink.write = file_write;
@@ -139,31 +172,22 @@ etlconv_output *etlconv_output_open(const char *path, int overwrite)
         return NULL;
     }
     o->path = strdup(path);
-    /* same directory as the target so the final rename is atomic: "DIR/.NAME.XXXXXX" */
-    const char *slash = strrchr(path, '/');
-    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-    o->temp_path = malloc(strlen(path) + 16);
-    if (!o->path || !o->temp_path) {
+    if (!o->path) {
         fprintf(stderr, "etlconv: out of memory\n");
-        free(o->path);
-        free(o->temp_path);
         free(o);
         return NULL;
     }
-    sprintf(o->temp_path, "%.*s.%s.XXXXXX", (int)dir_len, path, path + dir_len);
-    int fd = mkstemp(o->temp_path);
+    int fd = open_unnamed(path);
+    if (fd >= 0 && (o->unnamed_fd = dup(fd)) < 0) {
+        close(fd);
+        fd = -1;
+    }
+    if (fd < 0) fd = open_named_temp(o, path);
     if (fd < 0) {
         fprintf(stderr, "etlconv: %s: cannot create a file in that directory: %s\n", path, strerror(errno));
-        free(o->path);
-        free(o->temp_path);
-        free(o);
+        etlconv_output_abort(o);
         return NULL;
     }
-    track(o->temp_path, 1);
-    mode_t mask = umask(0);  /* mkstemp creates 0600; give the result the usual umask-based mode */
-    umask(mask);
-    int chmod_rc = fchmod(fd, 0666 & ~mask);
-    (void)chmod_rc;  /* not fatal: the file merely stays private */
     o->overwrite = overwrite;
     if (attach_stream(o, fd, path) != 0) {
         fprintf(stderr, "etlconv: %s: %s\n", path, strerror(errno));
@@ -184,12 +208,13 @@ FILE *etlconv_output_stream(etlconv_output *o)
     return o->gz ? NULL : o->file;
 }
 
-static void release(etlconv_output *o)
+void etlconv_output_release(etlconv_output *o)
 {
     if (o->temp_path) {
-        track(o->temp_path, 0);
+        etlconv_output_track(o->temp_path, 0);
         free(o->temp_path);
     }
+    if (o->unnamed_fd >= 0) close(o->unnamed_fd);
     free(o->path);
     free(o);
 }
@@ -200,7 +225,7 @@ void etlconv_output_abort(etlconv_output *o)
     if (o->gz) gzclose(o->gz);
     if (o->file && o->file != stdout) fclose(o->file);
     if (o->temp_path) unlink(o->temp_path);
-    release(o);
+    etlconv_output_release(o);
 }
 
 int etlconv_output_commit(etlconv_output *o)
@@ -208,6 +233,7 @@ int etlconv_output_commit(etlconv_output *o)
     const char *name = o->path ? o->path : "stdout";
     int rc = o->write_failed ? -2 : 0;  /* -2: already reported */
     int err = 0;
+    int to_file = o->temp_path || o->unnamed_fd >= 0;
     if (o->gz) {
         int z = gzclose(o->gz);
         o->gz = NULL;
@@ -216,27 +242,15 @@ int etlconv_output_commit(etlconv_output *o)
         if (fflush(stdout) != 0 || ferror(stdout)) rc = -1, err = errno;
         o->file = NULL;
     } else if (o->file) {
-        if (fflush(o->file) != 0 || (o->temp_path && fsync(fileno(o->file)) != 0)) rc = -1, err = errno;
+        /* ferror: a write the stream reported to no one (a library writing to the FILE *, e.g. -export) */
+        if (fflush(o->file) != 0 || ferror(o->file) || (to_file && fsync(fileno(o->file)) != 0))
+            rc = -1, err = errno ? errno : EIO;
         if (fclose(o->file) != 0 && rc == 0) rc = -1, err = errno;
         o->file = NULL;
     }
-    if (rc == 0 && o->temp_path) {
-        if (o->overwrite) {
-            if (rename(o->temp_path, o->path) != 0) rc = -1, err = errno;
-        } else if (link(o->temp_path, o->path) != 0) {
-            /* link refuses to replace a file that appeared meanwhile; filesystems without hard links
-             * fall back to rename after checking again */
-            struct stat st;
-            if (errno == EEXIST || lstat(o->path, &st) == 0) {
-                fprintf(stderr, "etlconv: %s: already exists (use -y to overwrite)\n", name);
-                rc = -2;
-            } else if (rename(o->temp_path, o->path) != 0) {
-                rc = -1, err = errno;
-            }
-        }
-    }
     if (rc == -1) fprintf(stderr, "etlconv: %s: write failed: %s\n", name, err ? strerror(err) : "I/O error");
+    if (rc == 0 && to_file) return etlconv_output_pending(o);  /* named when the whole run is complete */
     if (o->temp_path) unlink(o->temp_path);
-    release(o);
+    etlconv_output_release(o);
     return rc == 0 ? 0 : -1;
 }

@@ -337,6 +337,7 @@ int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_deco
         etl_render_context ctx = {rec->pointer_size, d->trace, rec->file_index, etl_trace_raw_to_filetime};
         wpp = wpp_decode(d->wpp, etl_schema_registry_wpp_const(d->registry), rec, &ctx, ev);
         if (wpp < 0) return wpp;
+        if (wpp) ev->info = info = NULL; /* the TMF statement is the description (ev->wpp) */
         if (wpp && ev->status == ETL_DECODE_ERROR) set_error(d, ev, ev->error);
     }
 

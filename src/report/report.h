@@ -1,6 +1,6 @@
 /* tracerpt's -report: a workload report built from decoded events (per provider and event type, per
  * process, per disk, per file, per thread), written as XML or HTML. tracerpt's own report layout has no
- * public sample or schema (docs/tracerpt.md §1.6), so the layout is etlconv's, described in etlconv.1.
+ * public sample or schema (shared/docs/tracerpt.md §1.6), so the layout is etlconv's, described in etlconv.1.
  * Memory is bounded: every table keeps at most ETL_REPORT_MAX_ROWS rows and counts what it had to leave out. */
 #ifndef ETL_REPORT_H
 #define ETL_REPORT_H

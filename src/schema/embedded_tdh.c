@@ -110,13 +110,15 @@ static size_t wstr_bytes(const uint8_t *blob, size_t len, uint32_t off)
     return SIZE_MAX;
 }
 
-/* UTF-16LE → UTF-8 into `dst` (3 bytes per code unit + 1). With `trim`, trailing spaces and line breaks go
- * (message-table strings carry them; names never need them). Returns the byte after the terminator. */
+/* UTF-16LE → UTF-8 into `dst` (3 bytes per code unit + 1). trim 1: trailing spaces and line breaks go
+ * (message-table strings carry them; names never need them); trim 2: only line breaks go (value-map names,
+ * whose trailing space Windows prints). Returns the byte after the terminator. */
 static char *utf16_to_utf8(char *dst, const uint8_t *src, size_t bytes, int trim)
 {
     etl_utf16le_to_utf8(src, bytes / 2, dst, bytes / 2 * 3 + 1);
     char *o = dst + strlen(dst);
-    while (trim && o > dst && (o[-1] == ' ' || o[-1] == '\r' || o[-1] == '\n' || o[-1] == '\t')) o--;
+    while (trim && o > dst && (o[-1] == '\r' || o[-1] == '\n' || (trim == 1 && (o[-1] == ' ' || o[-1] == '\t'))))
+        o--;
     *o = '\0';
     return o + 1;
 }
@@ -234,7 +236,8 @@ static int observe_map(etl_embedded_state *s, const uint8_t *payload, size_t len
         for (uint32_t i = 0; i < count; i++) {
             const uint8_t *entry = b + EMI_ENTRIES + EME_SIZE * i;
             entries[i].value = etl_le32(entry + 4);
-            const char *name = arena_wstr(&a, b, len, etl_le32(entry), 1);
+            /* kept exactly: Windows renders "Tx " with its space ("Direction Tx , Type Ethernet ,") */
+            const char *name = arena_wstr(&a, b, len, etl_le32(entry), 2);
             entries[i].name = name ? name : "";
         }
         m->map.entry_count = count;

@@ -26,6 +26,7 @@ typedef struct walk_state {
     etl_schema_load_stats stats;   /* stats.failed counts every failure */
     etl_mui_cache *mui;      /* folder listings shared by the binaries of a walk */
     int defer;               /* manifests wait for a lookup of a GUID they name (bundled folder) */
+    char *root;              /* real path of the folder walked: links may not lead out of it */
 } walk_state;
 
 int etl_schema_load_pe_file(etl_schema_registry *registry, const char *path, etl_error *err)
@@ -109,7 +110,7 @@ static void load_one(walk_state *w, const char *path, int strict);
 
 static void load_deferred_manifest(etl_schema_registry *registry, const char *path)
 {
-    walk_state w = {registry, ETL_SOURCE_BUNDLED, NULL, ETL_OK, {0, 0, 0, 0, 0}, NULL, 0};
+    walk_state w = {registry, ETL_SOURCE_BUNDLED, NULL, ETL_OK, {0, 0, 0, 0, 0}, NULL, 0, NULL};
     load_one(&w, path, 0);
 }
 
@@ -188,6 +189,23 @@ static void load_one(walk_state *w, const char *path, int strict)
     etl_schema_set_free(&set);
 }
 
+/* A symbolic link to a file is followed only when its target lies inside the folder given (a folder from an
+ * untrusted source must not make etlconv read /etc or a device); one that leaves it is reported. */
+static int link_stays_inside(walk_state *w, const char *path)
+{
+    char *target = realpath(path, NULL);
+    size_t n = w->root ? strlen(w->root) : 0;
+    int inside = target && w->root && strncmp(target, w->root, n) == 0 && (target[n] == '/' || n == 1);
+    if (!inside) {
+        etl_error e;
+        etl_schema_fail(&e, ETL_ERR_SCHEMA, path, UINT64_MAX, "symbolic link to %s, outside the folder %s: not followed",
+                        target ? target : "a missing file", w->root ? w->root : "given");
+        record_failure(w, ETL_ERR_SCHEMA, &e);
+    }
+    free(target);
+    return inside;
+}
+
 static void walk(walk_state *w, const char *dir, int depth)
 {
     if (depth > MAX_DIR_DEPTH) return;
@@ -207,7 +225,8 @@ static void walk(walk_state *w, const char *dir, int depth)
             lstat(path, &st) == 0) {
             /* symbolic links to folders are not followed (no loops); links to files are */
             if (S_ISDIR(st.st_mode)) walk(w, path, depth + 1);
-            else if ((S_ISREG(st.st_mode) || (S_ISLNK(st.st_mode) && stat(path, &st) == 0 && S_ISREG(st.st_mode))))
+            else if (S_ISREG(st.st_mode) ||
+                     (S_ISLNK(st.st_mode) && stat(path, &st) == 0 && S_ISREG(st.st_mode) && link_stays_inside(w, path)))
                 load_one(w, path, 0);
         }
         free(names[i]);
@@ -228,15 +247,18 @@ static int finish(walk_state *w, const char *what)
 static void walk_tree(walk_state *w, const char *path)
 {
     w->mui = etl_mui_cache_new();   /* NULL (out of memory) only means every binary lists its folder again */
+    w->root = realpath(path, NULL);
     walk(w, path, 0);
     etl_mui_cache_free(w->mui);
     w->mui = NULL;
+    free(w->root);
+    w->root = NULL;
 }
 
 int etl_schema_load_directory(etl_schema_registry *registry, const char *path, etl_schema_source source,
                               etl_error *err)
 {
-    walk_state w = {registry, source, err, ETL_OK, {0, 0, 0, 0, 0}, NULL, 0};
+    walk_state w = {registry, source, err, ETL_OK, {0, 0, 0, 0, 0}, NULL, 0, NULL};
     struct stat st;
     if (!registry || !path) return etl_schema_fail(err, ETL_ERR_ARG, path, UINT64_MAX, "bad argument");
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -252,7 +274,7 @@ int etl_schema_load_path_stats(etl_schema_registry *registry, const char *path, 
     if (stats) memset(stats, 0, sizeof(*stats));
     if (!registry || !path) return etl_schema_fail(err, ETL_ERR_ARG, path, UINT64_MAX, "bad argument");
     if (stat(path, &st) != 0) return etl_schema_fail(err, ETL_ERR_IO, path, UINT64_MAX, "no such file or folder");
-    walk_state w = {registry, source, err, ETL_OK, {0, 0, 0, 0, 0}, NULL, 0};
+    walk_state w = {registry, source, err, ETL_OK, {0, 0, 0, 0, 0}, NULL, 0, NULL};
     if (S_ISDIR(st.st_mode)) {
         walk_tree(&w, path);
         finish(&w, path);
@@ -312,7 +334,7 @@ int etl_schema_load_bundled(etl_schema_registry *registry, etl_error *err)
     int rc = ETL_OK;
     if (!registry) return etl_schema_fail(err, ETL_ERR_ARG, "bundled schemas", UINT64_MAX, "bad argument");
     if (bundled_dir(dir, sizeof(dir)) == 0) {
-        walk_state w = {registry, ETL_SOURCE_BUNDLED, err, ETL_OK, {0, 0, 0, 0, 0}, NULL, 1};
+        walk_state w = {registry, ETL_SOURCE_BUNDLED, err, ETL_OK, {0, 0, 0, 0, 0}, NULL, 1, NULL};
         walk_tree(&w, dir);
         rc = finish(&w, dir);
     }

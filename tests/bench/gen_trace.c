@@ -24,9 +24,9 @@ enum {
     BH_SIZE = 0x48, BH_BUFFER_SIZE = 0x00, BH_TIMESTAMP = 0x10, BH_SEQUENCE = 0x18, BH_OFFSET = 0x30,
     BH_FLAGS = 0x34, BH_TYPE = 0x36, FLAG_COMPRESSED = 0x0040, TYPE_HEADER = 4,
     MAX_BUFFER = 64 << 20, MAX_ITEMS = 32,
-    /* TRACE_LOGFILE_HEADER.BuffersWritten in the first buffer: after the buffer header and the 32-byte
-     * SYSTEM_TRACE_HEADER of the log-file header record (etl-format.md §1.7.1) */
-    LFH_BUFFERS_WRITTEN_AT = BH_SIZE + 0x20 + 0x24
+    /* BuffersWritten in the log-file header: the first record's user data (after the 0x20-byte SYSTEM
+     * record header) + 0x24, the same in the 32- and 64-bit layouts */
+    LFH_BUFFERS_WRITTEN = BH_SIZE + 0x20 + 0x24
 };
 
 static void put_le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
@@ -212,14 +212,16 @@ int main(int argc, char **argv)
     /* pass 1: time span and sequence range of the event buffers */
     span s = {INT64_MAX, INT64_MIN};
     int64_t max_sequence = 0;
-    size_t header_bytes = 0, event_buffers = 0;
+    size_t header_bytes = 0, header_buffers = 0, event_buffers = 0;
     for (size_t pos = 0; len - pos >= BH_SIZE;) {
         uint8_t *b = file + pos;
         uint32_t size = etl_le32(b + BH_BUFFER_SIZE), valid = etl_le32(b + BH_OFFSET);
         if (size < BH_SIZE || size > len - pos || valid < BH_SIZE || valid > MAX_BUFFER) break;
         if (etl_le16(b + BH_TYPE) == TYPE_HEADER) {
             header_bytes += size;
+            header_buffers++;
         } else {
+            event_buffers++;
             size_t n = valid - BH_SIZE;
             if (etl_le16(b + BH_FLAGS) & FLAG_COMPRESSED) {
                 if (etl_decompress_etl_buffer(b + BH_SIZE, size - BH_SIZE, payload, n, NULL) != ETL_OK) n = 0;
@@ -229,7 +231,6 @@ int main(int argc, char **argv)
             }
             walk_records(payload, n, widen, &s);
             widen(b + BH_TIMESTAMP, &s);
-            event_buffers++;
             if (etl_les64(b + BH_SEQUENCE) > max_sequence) max_sequence = etl_les64(b + BH_SEQUENCE);
         }
         pos += size;
@@ -253,16 +254,12 @@ int main(int argc, char **argv)
             if (size < BH_SIZE || size > len - pos || valid < BH_SIZE || valid > MAX_BUFFER) break;
             pos += size;
             if ((etl_le16(b + BH_TYPE) == TYPE_HEADER) != (k < 0)) continue;
-            if (k < 0 && pos == size && size >= LFH_BUFFERS_WRITTEN_AT + 4) {
-                /* the log-file header counts the buffers of all copies, so the reader's check of
-                 * BuffersWritten against the file holds (unchanged for one copy) */
-                uint8_t *first = malloc(size);
-                if (!first) return 1;
-                memcpy(first, b, size);
-                int64_t written = (int64_t)etl_le32(b + LFH_BUFFERS_WRITTEN_AT) + (copies - 1) * (int64_t)event_buffers;
-                put_le32(first + LFH_BUFFERS_WRITTEN_AT, (uint32_t)(written > 0 ? written : 0));
-                fwrite(first, 1, size, out);
-                free(first);
+            if (k < 0 && copies != 1 && size >= LFH_BUFFERS_WRITTEN + 4 && !(etl_le16(b + BH_FLAGS) & FLAG_COMPRESSED)) {
+                /* the log-file header's BuffersWritten counts the buffers written, else the reader reports
+                 * the missing (or extra) ones */
+                memcpy(payload, b, size);
+                put_le32(payload + LFH_BUFFERS_WRITTEN, (uint32_t)(header_buffers + (size_t)copies * event_buffers));
+                fwrite(payload, 1, size, out);
                 continue;
             }
             if (k <= 0) { /* the source's own buffers, byte for byte */

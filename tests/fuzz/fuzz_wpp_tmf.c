@@ -52,10 +52,11 @@ static void decode_all(const wpp_store *store, const wpp_statement *st, const ui
         if (wpp_decode(d, store, &rec, &ctx, &ev) == 1) {
             sink += strlen(ev.message);
             for (size_t i = 0; i < ev.field_count; i++) sink += strlen(ev.fields[i].value);
-            etl_textbuf t = {0};
-            wpp_expand_prefix(&t, st->format, &ev, "time");
+            etl_textbuf t = {0}, scratch = {0};
+            wpp_expand_prefix(&t, st->format, &ev, "time", &scratch);
             sink += t.length;
             etl_textbuf_free(&t);
+            etl_textbuf_free(&scratch);
         }
     }
     wpp_decoder_free(d);

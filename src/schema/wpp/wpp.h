@@ -140,8 +140,10 @@ void wpp_put_text(etl_textbuf *out, const char *text, const wpp_spec *spec);
 void wpp_put_integer(etl_textbuf *out, uint64_t value, unsigned bits, int is_signed, const wpp_spec *spec);
 
 /* Expands a tracefmt prefix (TRACE_FORMAT_PREFIX syntax: %1..%9 standard items with !spec!, %!FUNC!,
- * %!LEVEL!, %!FLAGS!, %!COMPNAME!, %!FILE!, %!LINE!) for one decoded event. `time_text` is %4. */
-void wpp_expand_prefix(etl_textbuf *out, const char *prefix, const etl_decoded_event *ev, const char *time_text);
+ * %!LEVEL!, %!FLAGS!, %!COMPNAME!, %!FILE!, %!LINE!) for one decoded event. `time_text` is %4; `scratch` is
+ * working space reused between calls. */
+void wpp_expand_prefix(etl_textbuf *out, const char *prefix, const etl_decoded_event *ev, const char *time_text,
+                       etl_textbuf *scratch);
 
 /* tracefmt's default prefix: "[CPU]PID.TID::time [component]". */
 #define WPP_DEFAULT_PREFIX "[%9!d!]%8!04X!.%3!04X!::%4!s! [%1!s!]"

@@ -176,11 +176,10 @@ static void expand(etl_textbuf *out, const char *fmt, const wpp_decoder *d, cons
     }
 }
 
-void wpp_expand_prefix(etl_textbuf *out, const char *prefix, const etl_decoded_event *ev, const char *time_text)
+void wpp_expand_prefix(etl_textbuf *out, const char *prefix, const etl_decoded_event *ev, const char *time_text,
+                       etl_textbuf *scratch)
 {
-    etl_textbuf scratch = {0};
-    expand(out, prefix, NULL, NULL, NULL, ev, time_text, &scratch);
-    etl_textbuf_free(&scratch);
+    expand(out, prefix, NULL, NULL, NULL, ev, time_text, scratch);
 }
 
 /* The conversion the format string applies to argument `number` (a field shows its value the way the

@@ -254,12 +254,14 @@ static void put_time(etl_textbuf *out, int64_t filetime)
     etl_textbuf_puts(out, iso);
 }
 
-/* 100 ns intervals → seconds with 7 decimals */
-static void put_interval(etl_textbuf *out, int64_t ticks)
+/* 100 ns intervals → seconds with 7 decimals (the magnitude in unsigned arithmetic: INT64_MIN has no positive) */
+static void put_interval(etl_textbuf *out, int negative, uint64_t magnitude)
 {
-    uint64_t a = ticks < 0 ? (uint64_t)0 - (uint64_t)ticks : (uint64_t)ticks;
-    etl_textbuf_printf(out, "%s%" PRIu64 ".%07" PRIu64 "s", ticks < 0 ? "-" : "", a / 10000000u, a % 10000000u);
+    etl_textbuf_printf(out, "%s%" PRIu64 ".%07" PRIu64 "s", negative ? "-" : "", magnitude / 10000000u,
+                       magnitude % 10000000u);
 }
+
+static uint64_t magnitude_of(int64_t v) { return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v; }
 
 static void put_enum(etl_textbuf *out, uint64_t v, const wpp_enum *en, int flags)
 {
@@ -367,11 +369,11 @@ void wpp_item_render(etl_textbuf *out, etl_textbuf *scratch, const wpp_arg *arg,
     case WPP_ITEM_WAITTIME:
         if ((int64_t)u > 0) put_time(scratch, (int64_t)u);
         else { /* negative: relative to the moment of the wait */
-            put_interval(scratch, -(int64_t)u);
+            put_interval(scratch, 0, magnitude_of((int64_t)u));
             etl_textbuf_puts(scratch, " (relative)");
         }
         break;
-    case WPP_ITEM_TIMEDELTA: put_interval(scratch, (int64_t)u); break;
+    case WPP_ITEM_TIMEDELTA: put_interval(scratch, (int64_t)u < 0, magnitude_of((int64_t)u)); break;
     case WPP_ITEM_LISTBYTE: case WPP_ITEM_LISTSHORT: case WPP_ITEM_LISTLONG:
         put_status(scratch, (uint32_t)u, u < arg->list_count ? arg->list[u] : NULL, 0);
         break;
