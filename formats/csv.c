@@ -13,6 +13,7 @@
 #include <csv.h>
 
 #include "cpu_time.h"
+#include "etl/etl_diff.h"
 #include "fast_text.h"
 #include "format_util.h"
 
@@ -134,16 +135,24 @@ static int csv_event(void *state, const etl_decoded_event *ev)
     cell_hex_fixed(st, h->descriptor.keyword, 16);
     cell_hex_fixed(st, h->process_id, 8);
     cell_hex_fixed(st, h->thread_id, 8);
-    cell_u(st, r->buffer_context.processor_index);
+    int stable = st->options.stable != 0;  /* machine facts are left out of stable output */
+    if (stable) cell(st, ""); else cell_u(st, r->buffer_context.processor_index);
     cell(st, "");  /* Instance ID: classic instance events only */
     cell(st, "");  /* Parent Instance ID */
     cell(st, fmt_guid(&h->activity_id, guid));
     etl_guid related;
     cell(st, fmt_related_activity(r, &related) ? fmt_guid(&related, guid) : "");
     char num[FMT_INT_CAP];
-    cell(st, fmt_i64(st->options.raw_timestamps ? r->raw_timestamp : h->timestamp, num));
-    cell_u(st, fmt_cpu_ms(&st->options, r, h->kernel_time));
-    cell_u(st, fmt_cpu_ms(&st->options, r, h->user_time));
+    if (stable) {
+        char rel[32];
+        cell(st, st->options.stable & ETL_STABLE_NO_TIME ? "" : etl_stable_time(h->timestamp, rel));
+        cell(st, "");
+        cell(st, "");
+    } else {
+        cell(st, fmt_i64(st->options.raw_timestamps ? r->raw_timestamp : h->timestamp, num));
+        cell_u(st, fmt_cpu_ms(&st->options, r, h->kernel_time));
+        cell_u(st, fmt_cpu_ms(&st->options, r, h->user_time));
+    }
 
     size_t before = st->cells;
     if (ev->status == ETL_DECODE_NO_SCHEMA) {

@@ -3,6 +3,7 @@
 #include "fast_text.h"
 
 #include "etl/etl_activity.h"
+#include "etl/etl_diff.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,7 @@ void *fmt_line_writer_create(const etl_sink *sink, const etl_writer_options *opt
     w->sink = *sink;
     w->options = *options;
     w->clock.local = options->local_time;
+    w->clock.stable = options->stable != 0;
     memset(&w->line, 0, sizeof w->line);
     memset(&w->scratch, 0, sizeof w->scratch);
     return w;
@@ -192,6 +194,7 @@ static char *two_digits(char *p, unsigned v)
 
 char *fmt_event_time(fmt_clock *clock, int64_t filetime, int digits, char *buf, size_t cap)
 {
+    if (clock->stable && cap >= 32) return etl_stable_time(filetime, buf);
     if (cap < 40) return etl_filetime_format(filetime, digits, buf, cap);
     if (digits < 0) digits = 0;
     if (digits > 9) digits = 9;

@@ -38,6 +38,7 @@ char *fmt_hex64(uint64_t value, char *buf);
  * (so the hot path formats only the time of day). */
 typedef struct fmt_clock {
     int local;
+    int stable;  /* --stable: times are relative to the trace's first event, "+S.fffffff" (etl_diff.h) */
     int offset_valid, date_valid;
     int64_t offset_slot;
     long offset_seconds;

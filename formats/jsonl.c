@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etl/etl_diff.h"
 #include "fast_text.h"
 #include "json_value.h"
 
@@ -42,15 +43,21 @@ void fmt_jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *opt
     const etl_event_header *h = &r->header;
     char text[64], guid[40];
 
-    fmt_event_time(clock, h->timestamp, 7, text, sizeof text);
     int wide = options->json_bigint_string;
-    etl_textbuf_puts(tb, "{\"time\":");
-    fmt_json_string(tb, text);
     char num[FMT_INT_CAP];
-    etl_textbuf_puts(tb, ",\"timestamp\":");
-    if (wide) etl_textbuf_putc(tb, '"');
-    etl_textbuf_puts(tb, fmt_i64(r->raw_timestamp, num));
-    if (wide) etl_textbuf_putc(tb, '"');
+    if (options->stable) {  /* relative time (or none), no raw timestamp */
+        etl_textbuf_puts(tb, "{\"time\":");
+        if (options->stable & ETL_STABLE_NO_TIME) etl_textbuf_puts(tb, "null");
+        else fmt_json_string(tb, etl_stable_time(h->timestamp, text));
+    } else {
+        fmt_event_time(clock, h->timestamp, 7, text, sizeof text);
+        etl_textbuf_puts(tb, "{\"time\":");
+        fmt_json_string(tb, text);
+        etl_textbuf_puts(tb, ",\"timestamp\":");
+        if (wide) etl_textbuf_putc(tb, '"');
+        etl_textbuf_puts(tb, fmt_i64(r->raw_timestamp, num));
+        if (wide) etl_textbuf_putc(tb, '"');
+    }
     put_member(tb, "provider", ev->provider_name);
     put_member(tb, "provider_guid", fmt_guid(&ev->record->header.provider_id, guid));
     put_member(tb, "event", ev->event_name);
@@ -69,7 +76,7 @@ void fmt_jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *opt
     etl_textbuf_putc(tb, ']');
     put_number(tb, "pid", h->process_id);
     put_number(tb, "tid", h->thread_id);
-    put_number(tb, "cpu", r->buffer_context.processor_index);
+    if (!options->stable) put_number(tb, "cpu", r->buffer_context.processor_index);
     put_member(tb, "process", ev->process_name);
     put_member(tb, "activity_id", fmt_guid(&h->activity_id, guid));
     etl_guid related;
@@ -127,7 +134,18 @@ static int jsonl_event(void *state, const etl_decoded_event *ev)
     return fmt_flush_event(&st->line, &st->sink, &st->options);
 }
 
+/* --stable: a first line that makes the file a baseline for `etlconv diff` (etl_baseline_from_json). */
+static int jsonl_begin(void *state)
+{
+    fmt_line_writer *st = state;
+    if (!st->options.stable || !st->options.stable_options) return 0;
+    etl_textbuf_puts(&st->line, "{\"etlconv_baseline\":1");
+    put_member(&st->line, "options", st->options.stable_options);
+    etl_textbuf_puts(&st->line, "}\n");
+    return fmt_buf_flush(&st->line, &st->sink);
+}
+
 const etl_writer_format etl_writer_jsonl = {
     "jsonl", "json|ndjson", ".jsonl", "JSON Lines: one object per event with typed, nested fields",
-    fmt_line_writer_create, fmt_begin_nothing, jsonl_event, fmt_end_nothing, fmt_line_writer_destroy,
+    fmt_line_writer_create, jsonl_begin, jsonl_event, fmt_end_nothing, fmt_line_writer_destroy,
 };

@@ -128,7 +128,8 @@ static uint64_t unix_100ns(int64_t filetime)
 static int write_packet(pcapng_state *st, const etl_net_packet *p)
 {
     fmt_buf *b = &st->block;
-    uint64_t ts = unix_100ns(p->timestamp);
+    /* --stable: times are relative to the trace's first event; they stay relative (from the Unix epoch) */
+    uint64_t ts = st->options.stable ? (uint64_t)(p->timestamp > 0 ? p->timestamp : 0) : unix_100ns(p->timestamp);
     begin_block(b, BT_EPB);
     put_u32(b, p->interface_index);
     put_u32(b, (uint32_t)(ts >> 32));

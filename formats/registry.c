@@ -12,6 +12,7 @@ extern const etl_writer_format etl_writer_jsonl;
 extern const etl_writer_format etl_writer_summary;
 /* -- issue 12 (tracerpt) writers below; keep this line -- */
 /* -- issue 13 (diff) writers below; keep this line -- */
+extern const etl_writer_format etl_writer_baseline;
 /* -- issue 14 (perf) writers below; keep this line -- */
 /* -- issue 15 (typed) writers below; keep this line -- */
 extern const etl_writer_format etl_writer_csv_split;
@@ -32,6 +33,7 @@ static const etl_writer_format *const formats[] = {
     &etl_writer_summary,
     /* -- issue 12 (tracerpt) writers below; keep this line -- */
     /* -- issue 13 (diff) writers below; keep this line -- */
+    &etl_writer_baseline,
     /* -- issue 14 (perf) writers below; keep this line -- */
     /* -- issue 15 (typed) writers below; keep this line -- */
     &etl_writer_csv_split,

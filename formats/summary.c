@@ -40,6 +40,7 @@ typedef struct summary_state {
     uint32_t *slots;        /* hash slots: row index + 1, 0 = empty */
     size_t slot_count;      /* power of two */
     int failed;
+    unsigned stable;  /* --stable: no elapsed time, file names without their folders */
 } summary_state;
 
 static uint64_t key_hash(const summary_key *k)
@@ -192,14 +193,17 @@ static int summary_end(void *state, const etl_run_totals *t)
     fmt_buf *tb = &st->text;
     if (!t) t = &none;
     etl_textbuf_puts(tb, "Files Processed:\n");
-    for (size_t i = 0; i < t->file_count && t->files; i++) etl_textbuf_printf(tb, "\t%s\n", t->files[i]);
+    for (size_t i = 0; i < t->file_count && t->files; i++) {
+        const char *base = st->stable ? strrchr(t->files[i], '/') : NULL;
+        etl_textbuf_printf(tb, "\t%s\n", base ? base + 1 : t->files[i]);
+    }
     etl_textbuf_printf(tb, "Total Buffers Processed %" PRIu64 "\n", t->buffers);
     etl_textbuf_printf(tb, "Total Events  Processed %" PRIu64 "\n", t->events);
     etl_textbuf_printf(tb, "Total Events  Lost      %" PRIu64 "\n", t->events_lost);
     etl_textbuf_printf(tb, "Total Buffers Lost      %" PRIu64 "\n", t->buffers_lost);
     etl_textbuf_printf(tb, "Total Format  Errors    %" PRIu64 "\n", t->format_errors);
     etl_textbuf_printf(tb, "Total Formats Unknown   %" PRIu64 "\n", t->unknown_formats);
-    etl_textbuf_printf(tb, "Elapsed Time            %.0f sec\n", t->elapsed_seconds);
+    if (!st->stable) etl_textbuf_printf(tb, "Elapsed Time            %.0f sec\n", t->elapsed_seconds);
     size_t name_width = NAME_WIDTH, type_width = TYPE_WIDTH;
     for (size_t r = 0; r < st->row_count; r++) {
         size_t n = text_width(st->rows[r].name), k = text_width(st->rows[r].type);
@@ -247,10 +251,10 @@ static void summary_destroy(void *state)
 
 static void *summary_create(const etl_sink *sink, const etl_writer_options *options)
 {
-    (void)options;
     summary_state *st = calloc(1, sizeof *st);
     if (!st) return NULL;
     st->sink = *sink;
+    st->stable = options->stable;
     memset(&st->text, 0, sizeof st->text);
     if (rehash(st, 256) != 0) {
         free(st);

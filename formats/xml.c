@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cpu_time.h"
+#include "etl/etl_diff.h"
 #include "format_util.h"
 #include "fast_text.h"
 #include "xml_escape.h"
@@ -144,7 +145,9 @@ static void write_system(xml_state *st, const etl_decoded_event *ev)
     PUTL(st, "\t\t<Keywords>");
     put(st, fmt_hex64(h->descriptor.keyword, num));
     PUTL(st, "</Keywords>\n");
-    if (st->options.raw_timestamps) {
+    if (st->options.stable & ETL_STABLE_NO_TIME) {
+        PUTL(st, "\t\t<TimeCreated");  /* --mask time: no time at all */
+    } else if (st->options.raw_timestamps) {
         PUTL(st, "\t\t<TimeCreated RawTime=\"");
         put(st, fmt_i64(r->raw_timestamp, num));
     } else {
@@ -152,7 +155,8 @@ static void write_system(xml_state *st, const etl_decoded_event *ev)
         PUTL(st, "\t\t<TimeCreated SystemTime=\"");
         put(st, text);
     }
-    PUTL(st, "\" />\n\t\t<Correlation ActivityID=\"");
+    if (!(st->options.stable & ETL_STABLE_NO_TIME)) PUTL(st, "\"");
+    PUTL(st, " />\n\t\t<Correlation ActivityID=\"");
     fmt_put_guid(&st->out, &h->activity_id);
     etl_guid related;
     if (fmt_related_activity(r, &related)) {
@@ -162,9 +166,11 @@ static void write_system(xml_state *st, const etl_decoded_event *ev)
     PUTL(st, "\" />\n\t\t<Execution");
     put_number_attribute(st, "ProcessID", h->process_id);
     put_number_attribute(st, "ThreadID", h->thread_id);
-    put_number_attribute(st, "ProcessorID", r->buffer_context.processor_index);
-    put_number_attribute(st, "KernelTime", fmt_cpu_ms(&st->options, r, h->kernel_time));
-    put_number_attribute(st, "UserTime", fmt_cpu_ms(&st->options, r, h->user_time));
+    if (!st->options.stable) {  /* machine facts: not in stable output */
+        put_number_attribute(st, "ProcessorID", r->buffer_context.processor_index);
+        put_number_attribute(st, "KernelTime", fmt_cpu_ms(&st->options, r, h->kernel_time));
+        put_number_attribute(st, "UserTime", fmt_cpu_ms(&st->options, r, h->user_time));
+    }
     PUTL(st, " />\n");
     if (ev->channel_name && ev->channel_name[0])
         put_element(st, 2, "Channel", ev->channel_name);
@@ -381,6 +387,7 @@ static void *xml_create(const etl_sink *sink, const etl_writer_options *options)
     st->sink = *sink;
     st->options = *options;
     st->clock.local = options->local_time;
+    st->clock.stable = options->stable != 0;
     memset(&st->out, 0, sizeof st->out);
     return st;
 }

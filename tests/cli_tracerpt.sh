@@ -115,6 +115,12 @@ printf -- '-config %s\n' "$T/loop.txt" > "$T/loop.txt"
 $ETLCONV $P -config "$T/loop.txt" 2> "$T/err"; check $? 2 "-config that includes itself: exit 2"
 grep -q "nested more than" "$T/err"; ok $? "... with a message"
 $ETLCONV $P -config "$T/none.txt" 2> "$T/err"; check $? 2 "-config missing file: exit 2"
+printf -- '-o "unterminated\n' > "$T/bad.txt"
+$ETLCONV $P -config "$T/bad.txt" 2> "$T/err"; check $? 2 "-config with an unterminated quote: exit 2"
+grep -q "bad.txt: unterminated quote" "$T/err"; ok $? "... naming the file"
+head -c 1100000 /dev/zero | tr '\0' 'x' > "$T/big.txt"
+$ETLCONV $P -config "$T/big.txt" 2> "$T/err"; check $? 2 "-config larger than 1 MiB: exit 2 (not a settings file)"
+$ETLCONV -? | grep -q "^Usage: etlconv"; ok $? "-? prints the help (tracerpt's spelling)"
 
 # --- other tracerpt switches keep working ----------------------------------------------------------------
 $ETLCONV $P -en ANSI -of CSV -o "$T/en.csv"; check $? 0 "-en ANSI accepted"

@@ -666,6 +666,7 @@ static void test_registry(void **state)
     for (size_t i = 0; i < 5; i++) assert_string_equal(etl_writer_format_at(i)->name, names[i]);
     assert_ptr_equal(etl_writer_format_find("JSON"), etl_writer_format_find("jsonl"));
     assert_null(etl_writer_format_find("evtx"));
+    assert_non_null(etl_writer_format_find("baseline"));
     assert_null(etl_writer_format_at(etl_writer_format_count()));
 }
 

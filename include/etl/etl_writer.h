@@ -49,6 +49,9 @@ typedef struct etl_writer_options {
     /* -- issue 12 (tracerpt) members below; keep this line -- */
     const etl_trace *trace;  /* optional: its TimerResolution turns KernelTime/UserTime ticks into ms */
     /* -- issue 13 (diff) members below; keep this line -- */
+    unsigned stable;              /* ETL_STABLE_* (etl_diff.h): events come through etl_stable_apply; leave out
+                                   * CPU, kernel/user times, elapsed time and file paths; times are relative */
+    const char *stable_options;   /* the options that made the stable output, for the baseline's header line */
     /* -- issue 14 (perf) members below; keep this line -- */
     int flush_every_event;   /* hand each event's text to the sink at once (else in blocks of ~256 KiB and at end) */
     /* -- issue 15 (typed) members below; keep this line -- */

@@ -13,6 +13,7 @@
 #include "output.h"
 #include "progress.h"
 #include "run_extras.h"
+#include "stable_run.h"
 
 #define MAX_PRINTED_DIAGNOSTICS 20
 #define PROGRESS_EVERY_EVENTS 4096
@@ -35,6 +36,7 @@ typedef struct run {
     uint64_t export_skipped;  /* events whose classic layout -export cannot describe */
     uint64_t diagnostics_printed, diagnostics_suppressed;
     int failed;  /* a writer or the decoder failed: stop */
+    etlconv_stable_run stable;  /* --stable: the view the writers get */
 } run;
 
 static void on_diagnostic(const etl_diagnostic *d, void *ctx)
@@ -48,6 +50,17 @@ static void on_diagnostic(const etl_diagnostic *d, void *ctx)
     r->diagnostics_printed++;
     etlconv_progress_finish(&r->progress);
     fprintf(stderr, "etlconv: %s: %s\n", d->severity == ETL_ERROR ? "error" : "warning", d->message);
+}
+
+/* A payload that did not fit its schema (or an event truncated at a cap): one warning line naming the file
+ * and the record's offset, among the diagnostics (at most MAX_PRINTED_DIAGNOSTICS lines in all). */
+static void report_decode_error(run *r, const etl_event_record *record, const char *why)
+{
+    const char *path = etl_trace_file_path(r->trace, record->file_index);
+    char line[800];
+    snprintf(line, sizeof line, "%s: %s", path ? path : "trace", why);
+    etl_diagnostic d = {ETL_WARNING, ETL_ERR_SCHEMA, record->file_index, record->file_offset, line};
+    on_diagnostic(&d, r);
 }
 
 /* Trace start for relative --from/--to: the earliest log-file header start time, else the first event. */
@@ -72,6 +85,7 @@ static int on_event(const etl_event_record *record, void *ctx)
         r->failed = 1;
         return 1;
     }
+    if (ev->status == ETL_DECODE_ERROR && ev->error) report_decode_error(r, record, ev->error);
     if (r->export_to && ev->info) {
         int rc = etl_schema_export_collect(r->export_to, ev->info);
         if (rc < 0) {
@@ -91,7 +105,13 @@ static int on_event(const etl_event_record *record, void *ctx)
         r->failed = 1;
         return 1;
     }
+    etlconv_stable_observe(&r->stable, ev);
     if (!passed) return 0;
+    if (!(ev = etlconv_stable_view(&r->stable, ev))) {
+        fprintf(stderr, "etlconv: out of memory\n");
+        r->failed = 1;
+        return 1;
+    }
     r->written++;
     if (r->main_writer) {
         if (etlconv_activity_event_begin(&r->activity, record) != 0 || etl_writer_event(r->main_writer, ev) != 0)
@@ -131,14 +151,14 @@ static int learn_processes(run *r, const etlconv_job *job)
     return r->failed ? -1 : 0;
 }
 
-static etl_writer *start_writer(const char *name, const etlconv_options *opt, etlconv_output *out,
-                                const etl_trace *trace, etlconv_activity_run *activity)
+static etl_writer *start_writer(const char *name, const etl_writer_options *writer, etlconv_output *out,
+                                const etl_trace *trace, etlconv_activity_run *group)
 {
-    etl_writer_options options = opt->writer;
+    etl_writer_options options = *writer;
     options.trace = trace;  /* TimerResolution: KernelTime/UserTime in ms */
     const etl_sink *sink = etlconv_output_sink(out);
-    if (activity && opt->group_activity) {  /* --group activity: each event's bytes reach the grouping sink alone */
-        sink = etlconv_activity_sink(activity, sink, name);
+    if (group) {  /* --group activity: each event's bytes reach the grouping sink alone */
+        sink = etlconv_activity_sink(group, sink, name);
         options.flush_every_event = 1;
     }
     etl_writer *w = sink ? etl_writer_new(etl_writer_format_find(name), sink, &options) : NULL;
@@ -174,6 +194,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     r.decoder = etl_decoder_new(registry, r.trace);
     etlconv_output *main_out = NULL, *summary_out = NULL;
     int status = ETLCONV_EXIT_FAILURE;
+    if (etlconv_stable_begin(&r.stable, opt) != 0) goto done;
     if (!r.decoder) {
         fprintf(stderr, "etlconv: out of memory\n");
         goto done;
@@ -185,11 +206,15 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     if (etlconv_activity_prepare(&r.activity, opt, job) != 0) goto done;
     if (job->write_main) {
         main_out = etlconv_output_open(job->output, opt->overwrite);
-        if (!main_out || !(r.main_writer = start_writer(opt->format->name, opt, main_out, r.trace, &r.activity))) goto done;
+        if (!main_out || !(r.main_writer = start_writer(r.stable.format, &r.stable.writer, main_out, r.trace,
+                                                        opt->group_activity ? &r.activity : NULL)))
+            goto done;
     }
     if (job->summary_output) {
         summary_out = etlconv_output_open(job->summary_output, opt->overwrite);
-        if (!summary_out || !(r.summary_writer = start_writer("summary", opt, summary_out, r.trace, NULL))) goto done;
+        if (!summary_out ||
+            !(r.summary_writer = start_writer("summary", &r.stable.writer, summary_out, r.trace, NULL)))
+            goto done;
     }
 
     etlconv_progress_start(&r.progress, opt->quiet, opt->progress, etl_trace_get_stats(r.trace)->bytes_total);
@@ -264,5 +289,6 @@ done:
     etlconv_output_abort(summary_out);
     etl_decoder_free(r.decoder);
     etl_close(r.trace);
+    etlconv_stable_end(&r.stable);
     return status;
 }

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "cli/convert.h"
+#include "cli/diff_cmd.h"
+#include "cli/options_diff.h"
 #include "cli/each.h"
 #include "cli/export.h"
 #include "cli/info.h"
@@ -47,18 +49,23 @@ static int run_merged(const etlconv_options *opt, etl_schema_registry *registry,
     return etlconv_convert(opt, registry, &job);
 }
 
+/* Output files are named only when the run did not fail (output.h): all of them or none. */
+static int finish_outputs(int status)
+{
+    if (status == ETLCONV_EXIT_FAILURE) etlconv_outputs_discard();
+    else if (etlconv_outputs_publish() != 0) status = ETLCONV_EXIT_FAILURE;
+    return status;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "diff") == 0) return finish_outputs(etlconv_diff_main(argc - 1, argv + 1));
+    if (argc > 1 && strcmp(argv[1], "schemas") == 0)
+        return finish_outputs(etlconv_schemas_command(argc - 1, argv + 1));
     etlconv_options opt;
-    if (argc > 1 && strcmp(argv[1], "schemas") == 0) {
-        int status = etlconv_schemas_command(argc - 1, argv + 1);
-        /* its outputs are named only now, as a conversion's are (output.h) */
-        if (status == ETLCONV_EXIT_FAILURE) etlconv_outputs_discard();
-        else if (etlconv_outputs_publish() != 0) status = ETLCONV_EXIT_FAILURE;
-        return status;
-    }
     if (etlconv_tracerpt_prepare(&argc, &argv) != 0) return ETLCONV_EXIT_FAILURE;  /* -config, tracerpt mode */
     if (etlconv_parse_options(argc, argv, &opt) != 0 || etlconv_tracerpt_finish(&opt) != 0) {
+        etlconv_diff_options_free(&opt);
         etlconv_free_options(&opt);
         etlconv_tracerpt_release();
         return ETLCONV_EXIT_FAILURE;
@@ -110,9 +117,7 @@ int main(int argc, char **argv)
         if (opt.export_file && status != ETLCONV_EXIT_FAILURE &&
             etlconv_export_schemas(exported, opt.export_file, opt.overwrite) != 0)
             status = ETLCONV_EXIT_FAILURE;
-        /* outputs get their names only now, all of them or none */
-        if (status == ETLCONV_EXIT_FAILURE) etlconv_outputs_discard();
-        else if (etlconv_outputs_publish() != 0) status = ETLCONV_EXIT_FAILURE;
+        status = finish_outputs(status);
         etl_schema_registry_free(registry);
         etl_schema_registry_free(exported);
         break;
@@ -120,6 +125,7 @@ int main(int argc, char **argv)
     }
     etlconv_tracerpt_done(&opt, status);
     etlconv_spool_release();
+    etlconv_diff_options_free(&opt);
     etlconv_free_options(&opt);
     etlconv_tracerpt_release();
     return status;

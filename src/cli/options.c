@@ -1,6 +1,7 @@
 /* Command-line parsing. tracerpt spells its options with one dash (-of, -summary, -rts); GNU long
  * options use two and may carry "=VALUE". Both spellings fill the same etlconv_options. */
 #include "options.h"
+#include "options_diff.h"
 #include "options_tracerpt.h"
 #include "options_wpp.h"
 #include "options_typed.h"
@@ -337,6 +338,8 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
         } else if (etlconv_tracerpt_option_name(a)) {
             if (etlconv_tracerpt_option(argc, argv, &i, o) != 0) return ETLCONV_EXIT_FAILURE;
             /* -- issue 13 (diff) options below; keep this line -- */
+        } else if (etlconv_diff_option(argc, argv, &i, o)) {
+            if (o->diff.failed) return ETLCONV_EXIT_FAILURE;
             /* -- issue 14 (perf) options below; keep this line -- */
             /* -- issue 15 (typed) options below; keep this line -- */
         } else if (etlconv_parse_typed_option(argc, argv, &i, o, &typed_status)) {
@@ -440,6 +443,26 @@ void etlconv_print_help(FILE *out)
           "  --jobs N                with --each: N files at once (same outputs); --gzip or -of FMT.gz: .gz\n"
           "                          outputs; same-named inputs mirror their folders under -o DIR\n"
           /* -- issue 13 (diff) help lines below; keep this line -- */
+          "Stable output and trace diffing (see 'Using etlconv in a test pipeline' in the README):\n"
+          "  --stable                output identical on every machine, time zone, locale and run: relative\n"
+          "                          times (+S.fffffff), ordinals for process/thread/activity ids (P1 T3 A2),\n"
+          "                          no CPU, kernel/user times, buffer facts; pointers masked; with -o X.txt a\n"
+          "                          golden baseline (one 'EventName Field=Value ...' line per event)\n"
+          "  --mask LIST             also mask: time, a field NAME anywhere, or PROVIDER:EVENT:FIELD\n"
+          "etlconv diff OLD NEW [OPTIONS]   (OLD, NEW: .etl files or baselines; several files per side:\n"
+          "                          etlconv diff a.etl b.etl --new c.etl d.etl). Exit 0 same, 1 different, 2 trouble\n"
+          "  --by KEY                align per stream: thread (provider+process+thread, default), process,\n"
+          "                          provider or none\n"
+          "  --compare-time SECONDS  compare relative times too, within this tolerance\n"
+          "  --counts-only           only the event counts per provider/event type\n"
+          "  --all-counts            list unchanged counts too\n"
+          "  --count-tolerance PCT   count changes within PCT percent are no difference (sampled events)\n"
+          "  --context N             events of context around each change (default 3)\n"
+          "  --ignore-field NAME     leave this field out of the comparison (repeatable)\n"
+          "  --ignore-event [PROVIDER:]EVENT   leave these events out (repeatable)\n"
+          "  --json                  the report as one JSON document\n"
+          "  --junit FILE            also a JUnit XML report: one test case per provider/event type\n"
+          "  --color[=WHEN]          colour the text report: auto (a terminal), always or never\n"
           /* -- issue 14 (perf) help lines below; keep this line -- */
           /* -- issue 15 (typed) help lines below; keep this line -- */
           "Typed output (JSON and tables):\n"

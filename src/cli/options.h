@@ -70,6 +70,24 @@ typedef struct etlconv_options {
     unsigned jobs;                 /* --jobs N: --each converts N files at once */
     char default_output[32];
     /* -- issue 13 (diff) members below; keep this line -- */
+    struct etlconv_diff_options {  /* --stable, --mask and the `etlconv diff` options (options_diff.c) */
+        char **masks;                  /* --mask specs as given */
+        size_t mask_count;
+        size_t new_from;               /* diff: index of the first NEW input (--new), 0 = not given */
+        int by;                        /* etl_diff_by */
+        int compare_time;
+        int64_t time_tolerance;        /* 100 ns ticks */
+        double count_tolerance;        /* percent */
+        int counts_only, all_counts, json;
+        int context, context_set;      /* --context N (default 3) */
+        int color;                     /* 0 auto, 1 always, 2 never */
+        const char *junit;
+        char **ignore_fields;
+        size_t ignore_field_count;
+        char **ignore_events;
+        size_t ignore_event_count;
+        int failed;                    /* a diff option was bad (message printed) */
+    } diff;
     /* -- issue 14 (perf) members below; keep this line -- */
     /* -- issue 15 (typed) members below; keep this line -- */
     const char *json_style;        /* --style ecs: "ecs", else NULL */

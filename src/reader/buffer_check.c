@@ -26,10 +26,12 @@ static int compare_buffers(const void *a, const void *b)
     return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-/* The LoggerId held by more than half of the event buffers (the header buffer excluded: relogged files give
- * it LoggerId 0), or -1 when none does. Boyer-Moore vote, then a count. */
-static long majority_logger(const etl_trace_file *f)
+/* The file's LoggerId: the header buffer's, unless it is 0 (relogged files, e.g. PerfView's, give the header
+ * buffer LoggerId 0); then the one held by more than half of the event buffers, or -1 when none is. */
+static long file_logger(const etl_trace_file *f)
 {
+    if (f->buffer_count && f->buffers[0].type == ETL_BUFFER_TYPE_HEADER && f->buffers[0].logger_id != 0)
+        return f->buffers[0].logger_id;
     uint16_t candidate = 0;
     size_t votes = 0, total = 0, count = 0;
     for (size_t k = 0; k < f->buffer_count; k++) {
@@ -117,7 +119,7 @@ int etl_check_buffers(etl_trace *t, uint32_t fi)
     int compressed_file = f->have_header && (f->header.log_file_mode & LOG_FILE_MODE_COMPRESSED);
     for (size_t k = 0; k < f->buffer_count; k++)
         if (f->buffers[k].flags & ETL_BUFFER_FLAG_COMPRESSED) compressed_file = 1;
-    long logger = majority_logger(f);
+    long logger = file_logger(f);
     check_count(t, fi, found, hb, compressed_file);
     char why[200];
     size_t kept = 0;

@@ -1,18 +1,18 @@
-/* Strict JSON reader for tests (see json_parse.h). */
-#include "json_parse.h"
+/* Strict JSON reader (see json_parse.h). */
+#include "util/json_parse.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_PATH 512
+#define MAX_PATH 4096
 #define MAX_DEPTH 128
 
 typedef struct parser {
     const char *s;
     size_t n, i;
-    json_leaf_fn fn;
+    etl_json_leaf_fn fn;
     void *ctx;
     char path[MAX_PATH];
     char *str;          /* decoded string scratch */
@@ -136,7 +136,7 @@ static int object(parser *p)
     for (;;) {
         ws(p);
         if (string(p) != 0) return -1;
-        char key[256];
+        char key[1024];
         snprintf(key, sizeof key, "%s%s", p->path[0] ? "." : "", p->str);
         ws(p);
         if (p->i >= p->n || p->s[p->i] != ':') return -1;
@@ -230,7 +230,7 @@ static int value(parser *p)
     return rc;
 }
 
-int json_parse(const char *text, size_t length, json_leaf_fn fn, void *ctx)
+int etl_json_parse(const char *text, size_t length, etl_json_leaf_fn fn, void *ctx)
 {
     parser p;
     memset(&p, 0, sizeof p);
