@@ -2,6 +2,7 @@
 #include "format_util.h"
 #include "fast_text.h"
 
+#include "etl/etl_activity.h"
 #include "etl/etl_diff.h"
 
 #include <stdio.h>
@@ -272,14 +273,7 @@ char *fmt_guid(const etl_guid *g, char *buf)
 
 int fmt_related_activity(const etl_event_record *record, etl_guid *out)
 {
-    for (uint16_t i = 0; record->extended_data && i < record->extended_data_count; i++) {
-        const etl_extended_item *x = &record->extended_data[i];
-        if (x->ext_type == ETL_EXT_RELATED_ACTIVITYID && x->data_size >= 16 && x->data) {
-            *out = etl_guid_read(x->data);
-            return 1;
-        }
-    }
-    return 0;
+    return etl_record_related_activity(record, out);
 }
 
 const char *fmt_known_provider(const etl_decoded_event *event)
@@ -325,4 +319,40 @@ void fmt_put_guid(fmt_buf *b, const etl_guid *g)
     guid_text(g, p);
     b->length += 38;
     b->data[b->length] = '\0';
+}
+
+void fmt_table_separator(fmt_line_writer *st)
+{
+    if (st->cells++ > 0) etl_textbuf_putc(&st->line, '\t');
+}
+
+void fmt_table_cell(fmt_line_writer *st, const char *value)
+{
+    fmt_table_separator(st);
+    if (!value) return;
+    const unsigned char *s = (const unsigned char *)value;
+    size_t n = strlen(value);
+    for (size_t i = 0; i < n;) {
+        size_t run = i;  /* printable ASCII other than the backslash goes in as one block */
+        while (run < n && s[run] >= 0x20 && s[run] < 0x7F && s[run] != '\\') run++;
+        etl_textbuf_append(&st->line, value + i, run - i);
+        i = run;
+        if (i >= n) break;
+        uint32_t cp;
+        size_t used = etl_utf8_decode(s + i, n - i, &cp);
+        switch (cp) {
+        case '\\': etl_textbuf_puts(&st->line, "\\\\"); break;
+        case '\t': etl_textbuf_puts(&st->line, "\\t"); break;
+        case '\n': etl_textbuf_puts(&st->line, "\\n"); break;
+        case '\r': etl_textbuf_puts(&st->line, "\\r"); break;
+        default:
+            if (cp < 0x20 || cp == 0x7F)
+                etl_textbuf_printf(&st->line, "\\x%02X", (unsigned)cp);
+            else if (cp == 0xFFFD)
+                fmt_buf_put_codepoint(&st->line, cp);
+            else
+                etl_textbuf_append(&st->line, (const char *)s + i, used);
+        }
+        i += used;
+    }
 }

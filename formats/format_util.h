@@ -74,6 +74,11 @@ int fmt_begin_nothing(void *state);
 /* The line writers' end: flushes the last block of lines. */
 int fmt_end_nothing(void *state, const etl_run_totals *totals);
 
+/* Table cells (table writer, activities list): a tab before every cell but the line's first; backslash, tab,
+ * CR, LF and other control characters as \\ \t \r \n \xHH, so a row stays one line. */
+void fmt_table_separator(fmt_line_writer *st);
+void fmt_table_cell(fmt_line_writer *st, const char *value);
+
 /* RelatedActivityID from the record's extended data; 1 when present. */
 int fmt_related_activity(const etl_event_record *record, etl_guid *out);
 

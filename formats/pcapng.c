@@ -31,6 +31,11 @@ typedef struct pcapng_state {
     int failed;
 } pcapng_state;
 
+static void store_le(uint8_t *dst, uint64_t v, int bytes)
+{
+    for (int k = 0; k < bytes; k++) dst[k] = (uint8_t)(v >> (8 * k));
+}
+
 static void put_u16(fmt_buf *b, uint16_t v)
 {
     char c[2] = {(char)(v & 0xFF), (char)(v >> 8)};
@@ -134,23 +139,19 @@ static int write_packet(pcapng_state *st, const etl_net_packet *p)
     etl_textbuf_append(b, (const char *)p->data, p->captured_length);
     pad4(b);
     if (p->comment[0]) put_option(b, OPT_COMMENT, p->comment, strlen(p->comment));
+    uint8_t v[9];
     if (p->direction != ETL_NET_DIR_UNKNOWN) {
-        fmt_buf v = {0};
-        put_u32(&v, p->direction == ETL_NET_DIR_IN ? 1 : 2);  /* epb_flags bits 0-1: 1 inbound, 2 outbound */
-        put_option(b, EPB_FLAGS, v.data, v.length);
-        etl_textbuf_free(&v);
+        store_le(v, p->direction == ETL_NET_DIR_IN ? 1 : 2, 4);  /* epb_flags bits 0-1: 1 inbound, 2 outbound */
+        put_option(b, EPB_FLAGS, v, 4);
     }
     if (p->source == ETL_NET_PKTMON) {
-        fmt_buf v = {0};
-        put_u64(&v, p->group_id);
-        put_option(b, EPB_PACKETID, v.data, v.length);
+        store_le(v, p->group_id, 8);
+        put_option(b, EPB_PACKETID, v, 8);
         if (p->dropped) {
-            etl_textbuf_reset(&v);
-            etl_textbuf_putc(&v, (char)VERDICT_TYPE_XDP);
-            put_u64(&v, XDP_DROP);
-            put_option(b, EPB_VERDICT, v.data, v.length);
+            v[0] = VERDICT_TYPE_XDP;
+            store_le(v + 1, XDP_DROP, 8);
+            put_option(b, EPB_VERDICT, v, 9);
         }
-        etl_textbuf_free(&v);
     }
     end_block(b, 1);
     return spool(st);

@@ -22,6 +22,7 @@ extern const etl_writer_format etl_writer_ecs;
 extern const etl_writer_format etl_writer_evtx;
 /* -- issue 17 (net) writers below; keep this line -- */
 extern const etl_writer_format etl_writer_pcapng;
+extern const etl_writer_format etl_writer_activities;
 /* -- issue 18 (wpp) writers below; keep this line -- */
 extern const etl_writer_format etl_writer_tracefmt;
 
@@ -43,6 +44,7 @@ static const etl_writer_format *const formats[] = {
     &etl_writer_evtx,
     /* -- issue 17 (net) writers below; keep this line -- */
     &etl_writer_pcapng,
+    &etl_writer_activities,
     /* -- issue 18 (wpp) writers below; keep this line -- */
     &etl_writer_tracefmt,
 };

@@ -65,6 +65,23 @@ tshark -r "$T/e.pcapng" -Y systemd_journal -T fields -e systemd_journal.comm -e 
     grep -q '^Microsoft-Windows-PktMon	Component 75, Type HTTP Protocol , Name http.sys, HTTP $'  # map names keep their space, as Windows prints them (issue 12)
 ok $? "journal block: provider as _COMM, event message as MESSAGE"
 
-# A trace without packet events: a valid empty capture.
+# Every bundled corpus trace: as many packets as the JSON output has packet events (pktmon 160/170, ndiscap
+# 1001/1003, NdisWan 5001/5002); tshark reads those that have packets (only PktMon), and the others are the
+# same empty capture (SHB only) as primitive-types below, which tshark reads.
 $ETLCONV -q testdata/perfview/primitive-types.etl.gz -of pcapng > "$T/none.pcapng"; check "$?" 0 "no packets: exit 0"
 check "$(tshark -r "$T/none.pcapng" 2>/dev/null | wc -l)" 0 "no packets: tshark reads an empty capture"
+bad=""
+for f in testdata/*/*.etl.gz; do
+    $ETLCONV -q --one-pass "$f" -of pcapng > "$T/c.pcapng" 2>/dev/null
+    want=$($ETLCONV -q --one-pass "$f" -of json --provider 4d4f80d9-c8bd-4d73-bb5b-19c90402c5ac \
+             --provider 2ed6006e-4729-4609-b423-3ee7bcd678ef --provider d84521f7-2235-4237-a7c0-14e3a9676286 2>/dev/null |
+           jq -c 'select(.id == 160 or .id == 170 or .id == 1001 or .id == 1003 or .id == 5001 or .id == 5002)' | wc -l)
+    if [ "$want" = 0 ]; then
+        cmp -s "$T/c.pcapng" "$T/none.pcapng" || bad="$bad $f(not empty)"
+    else
+        got=$(tshark -r "$T/c.pcapng" 2>/dev/null | wc -l) || bad="$bad $f(tshark)"
+        [ "$got" = "$want" ] || bad="$bad $f($got!=$want)"
+    fi
+done
+check "$bad" "" "every corpus trace: packets in the pcapng = packet events in JSON"
+

@@ -75,7 +75,7 @@ int etlconv_on_event(const etl_event_record *record, void *ctx)
         const etl_trace_stats *s = etl_trace_get_stats(r->trace);
         etlconv_progress_update(&r->progress, s->bytes_done, s->bytes_total, r->seen);
     }
-    int passed = !r->filtering || etlconv_filter_match(&r->filters, ev);
+    int passed = (!r->filtering || etlconv_filter_match(&r->filters, ev)) && etlconv_activity_match(&r->activity, record);
     if (etlconv_extras_event(&r->extras, ev, passed) != 0) {
         r->failed = 1;
         return 1;
@@ -88,7 +88,11 @@ int etlconv_on_event(const etl_event_record *record, void *ctx)
         return 1;
     }
     r->written++;
-    if (r->main_writer && etl_writer_event(r->main_writer, ev) != 0) r->failed = 1;
+    if (r->main_writer) {
+        if (etlconv_activity_event_begin(&r->activity, record) != 0 || etl_writer_event(r->main_writer, ev) != 0)
+            r->failed = 1;
+        etlconv_activity_event_end(&r->activity);
+    }
     if (r->summary_writer && etl_writer_event(r->summary_writer, ev) != 0) r->failed = 1;
     return r->failed;
 }
@@ -123,12 +127,18 @@ int etlconv_learn_processes(run *r, const etlconv_job *job)
 }
 
 static etl_writer *start_writer(const char *name, const etl_writer_options *writer, etlconv_output *out,
-                                const etl_trace *trace)
+                                const etl_trace *trace, etlconv_activity_run *group)
 {
     etl_writer_options options = *writer;
     options.trace = trace;  /* TimerResolution: KernelTime/UserTime in ms */
     options.sink_write_at = etlconv_output_write_at(out);
-    etl_writer *w = etl_writer_new(etl_writer_format_find(name), etlconv_output_sink(out), &options);
+    const etl_sink *sink = etlconv_output_sink(out);
+    if (group) {  /* --group activity: each event's bytes reach the grouping sink alone */
+        sink = etlconv_activity_sink(group, sink, name);
+        options.flush_every_event = 1;
+        options.sink_write_at = NULL;  /* the grouping sink reorders bytes: no positioned writes through it */
+    }
+    etl_writer *w = sink ? etl_writer_new(etl_writer_format_find(name), sink, &options) : NULL;
     if (!w) {
         fprintf(stderr, "etlconv: out of memory\n");
         return NULL;
@@ -171,15 +181,18 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     if (etlconv_extras_start(&r.extras, opt, job->report_output, job->interpreted_output) != 0) goto done;
     int parallel = etlconv_parallel_eligible(opt, job);  /* -j: each worker runs its own first pass */
     if (!opt->one_pass && !parallel && etlconv_learn_processes(&r, job) != 0) goto done;
+    if (etlconv_activity_prepare(&r.activity, opt, job) != 0) goto done;
     if (job->write_main) {
         main_out = etlconv_output_open(job->output, opt->overwrite);
-        if (!main_out || !(r.main_writer = start_writer(r.stable.format, &r.stable.writer, main_out, r.trace)))
+        if (!main_out || !(r.main_writer = start_writer(r.stable.format, &r.stable.writer, main_out, r.trace,
+                                                        opt->group_activity ? &r.activity : NULL)))
             goto done;
         r.out_sink = etlconv_output_sink(main_out);
     }
     if (job->summary_output) {
         summary_out = etlconv_output_open(job->summary_output, opt->overwrite);
-        if (!summary_out || !(r.summary_writer = start_writer("summary", &r.stable.writer, summary_out, r.trace)))
+        if (!summary_out ||
+            !(r.summary_writer = start_writer("summary", &r.stable.writer, summary_out, r.trace, NULL)))
             goto done;
     }
 
@@ -206,6 +219,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
         job->input_count, (const char *const *)job->inputs, ts->buffers, ts->events, ts->events_lost,
         ts->buffers_lost, ds->decode_errors + ts->errors, ds->no_schema, etlconv_now() - started,
     };
+    if (etlconv_activity_flush(&r.activity) != 0) goto done;
     if (r.main_writer && etl_writer_end(r.main_writer, &totals) != 0) goto done;
     if (r.summary_writer && etl_writer_end(r.summary_writer, &totals) != 0) goto done;
     if (etlconv_extras_finish(&r.extras, &totals) != 0) goto done;
@@ -254,6 +268,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     }
 done:
     etlconv_extras_free(&r.extras);
+    etlconv_activity_free(&r.activity);
     etl_writer_free(r.main_writer);
     etl_writer_free(r.summary_writer);
     etlconv_output_abort(main_out);

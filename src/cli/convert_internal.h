@@ -2,6 +2,7 @@
 #ifndef ETLCONV_CONVERT_INTERNAL_H
 #define ETLCONV_CONVERT_INTERNAL_H
 
+#include "activity_cli.h"
 #include "convert.h"
 #include "filter.h"
 #include "progress.h"
@@ -24,6 +25,7 @@ typedef struct run {
     int filters_bound;
     etlconv_progress progress;
     etlconv_extras extras;  /* -report, -int, the --provider check */
+    etlconv_activity_run activity;  /* --activity, --group activity */
     uint64_t seen;
     uint64_t written;
     uint64_t export_skipped;  /* events whose classic layout -export cannot describe */

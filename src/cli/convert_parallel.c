@@ -30,6 +30,7 @@ int etlconv_parallel_eligible(const etlconv_options *opt, const etlconv_job *job
     if (etlconv_threads(opt) < 2 || !job->write_main || job->summary_output || job->export_to ||
         job->report_output || job->interpreted_output || opt->filters.provider_count > 0 ||
         (opt->writer.stable & ETL_STABLE_ON) || /* --stable numbers events in trace order */
+        opt->activity_given || opt->group_activity || /* both need the whole trace's activity links */
         !format_is_per_event(opt->format))
         return 0;
     for (size_t i = 0; i < job->input_count; i++) { /* each worker reads the inputs: files only, no pipes */

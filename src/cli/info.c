@@ -87,7 +87,9 @@ int etlconv_info(int file_count, char **files, FILE *out)
     int rc = etl_process(t, count_provider, &st);
     for (size_t i = 0; i < etl_trace_file_count(t); i++) {
         const etl_logfile_header *h = etl_trace_logfile_header(t, i);
-        if (file_count > 1) fprintf(out, "file\t%s\n", etl_trace_file_path(t, i));
+        /* a .cab input shows its .etl members as REPORT.cab::NAME.etl */
+        if (etl_trace_file_count(t) > 1 || strcmp(etl_trace_file_path(t, i), files[0]) != 0)
+            fprintf(out, "file\t%s\n", etl_trace_file_path(t, i));
         if (h) print_header(out, h);
     }
     const etl_trace_stats *s = etl_trace_get_stats(t);

@@ -359,6 +359,14 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
             /* -- issue 17 (net) options below; keep this line -- */
         } else if ((v = match(a, "--pcapng-events"))) {
             o->writer.pcapng_events = 1;
+        } else if ((v = match(a, "--activity"))) {
+            VALUE(a);
+            if (etl_guid_parse(v, &o->activity) != 0) return fail("bad --activity '%s' (a GUID)", v);
+            o->activity_given = 1;
+        } else if ((v = match(a, "--group"))) {
+            VALUE(a);
+            if (strcasecmp(v, "activity") != 0) return fail("bad --group '%s' (only 'activity')", v);
+            o->group_activity = 1;
             /* -- issue 18 (wpp) options below; keep this line -- */
         } else if ((v = match(a, "-tmf|-tp|--tmf|--tmf-path|-pdb|--pdb|-i|--image"))) {
             VALUE(a);
@@ -496,6 +504,11 @@ void etlconv_print_help(FILE *out)
           "  -of pcapng              the packets (pktmon, NDIS-PacketCapture, VMSwitch, NdisWan) as pcapng;\n"
           "                          -o NAME.pcapng picks it\n"
           "  --pcapng-events         pcapng: the other events too, as systemd journal blocks between packets\n"
+          "Activities:\n"
+          "  -of activities          one line per activity: first/last time, duration, events, parent,\n"
+          "                          providers, first message\n"
+          "  --activity GUID         events of this activity and of those linked to it by RelatedActivityID\n"
+          "  --group activity        output grouped by activity (in order of each activity's first event)\n"
           /* -- issue 18 (wpp) help lines below; keep this line -- */
           "WPP software tracing (trace messages decoded with their TMF; tracefmt's text with -of tracefmt):\n"
           "  -tmf FILE, -tp DIR      a TMF file, or a folder of <message-GUID>.tmf files (repeatable);\n"

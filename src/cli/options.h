@@ -95,6 +95,9 @@ typedef struct etlconv_options {
     const char *json_style;        /* --style ecs: "ecs", else NULL */
     /* -- issue 16 (evtx) members below; keep this line -- */
     /* -- issue 17 (net) members below; keep this line -- */
+    int activity_given;            /* --activity ID: that activity and the ones linked to it */
+    etl_guid activity;
+    int group_activity;            /* --group activity */
     /* -- issue 18 (wpp) members below; keep this line -- */
     char **wpp_tmf;                /* -tmf FILE, -tp DIR (options_wpp.c) */
     size_t wpp_tmf_count;

@@ -2,6 +2,7 @@
  * read by name from whatever schema decoded the event; when no schema is available, pktmon's packet events
  * and NDIS-PacketCapture's fragment events fall back to their fixed layouts (checked to add up exactly). */
 #include <arpa/inet.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "reader/diag.h"
+#include "reader/input_cab.h"
 
 static int inflate_to_temp(etl_input *in, const char *path, etl_error *err)
 {
@@ -60,6 +61,7 @@ static int inflate_to_temp(etl_input *in, const char *path, etl_error *err)
 
 int etl_input_open(etl_input *in, const char *path, etl_error *err)
 {
+    if (etl_cab_is_member_path(path)) return etl_cab_input_open(in, path, err);  /* "REPORT.cab::x.etl" */
     memset(in, 0, sizeof *in);
     in->fd = -1;
     int fd = open(path, O_RDONLY);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "reader/diag.h"
+#include "reader/input_cab.h"
 #include "reader/logfile_header.h"
 #include "reader/record.h"
 #include "reader/trace_internal.h"
@@ -134,8 +135,8 @@ static int build_streams(etl_trace *t)
     return ETL_OK;
 }
 
-int etl_open(etl_trace **out, const char *const *paths, size_t path_count, const etl_open_options *options,
-             etl_error *err)
+static int open_paths(etl_trace **out, const char *const *paths, size_t path_count,
+                      const etl_open_options *options, etl_error *err)
 {
     if (!out || !paths || path_count == 0)
         return etl_error_set(err, ETL_ERR_ARG, "etl_open", UINT64_MAX, "no input file");
@@ -179,6 +180,21 @@ int etl_open(etl_trace **out, const char *const *paths, size_t path_count, const
     }
     *out = t;
     return ETL_OK;
+}
+
+/* A .cab input stands for its .etl members (reader/input_cab.c). */
+int etl_open(etl_trace **out, const char *const *paths, size_t path_count, const etl_open_options *options,
+             etl_error *err)
+{
+    if (!out || !paths || path_count == 0)
+        return etl_error_set(err, ETL_ERR_ARG, "etl_open", UINT64_MAX, "no input file");
+    *out = NULL;
+    etl_cab_paths expanded;
+    int rc = etl_cab_expand(paths, path_count, &expanded, err);
+    if (rc != ETL_OK) return rc;
+    rc = open_paths(out, (const char *const *)expanded.paths, expanded.count, options, err);
+    etl_cab_paths_free(&expanded);
+    return rc;
 }
 
 /* ---- merge heap ---------------------------------------------------------------------------------------- */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Seed corpora for the fuzz targets. Usage: tests/fuzz/seeds.sh decompress|reader|schema|wpp|wpp-pdb [DIR]
+# Seed corpora for the fuzz targets. Usage: tests/fuzz/seeds.sh decompress|reader|schema|wpp|wpp-pdb|cab [DIR]
 #  decompress (default DIR build-fuzz/seeds/decompress): every compressed buffer of the compressed corpus
 #    traces, framed as fuzz_decompress expects (selector byte 0 = plain LZ77, 24-bit output capacity = the
 #    buffer's decompressed length, then the compressed stream), plus the MS-XCA §3 examples.
@@ -45,6 +45,15 @@ if [ "$target" = schema ]; then
       printf '%s' '</Provider></Providers>'; } > "$dir/wep-winmeta.xml"
     for f in testdata/schemas/wevt-mc-testcases/*.wevt.*.bin; do { printf '\001'; cat "$f"; } > "$dir/crim-$(basename "$f")"; done
     for f in testdata/schemas/pe-wevt/*/*.dll testdata/schemas/pe-wevt/*.bin; do { printf '\002'; cat "$f"; } > "$dir/pe-$(basename "$f")"; done
+    echo "$(ls "$dir" | wc -l) seeds in $dir"
+    exit 0
+fi
+if [ "$target" = cab ]; then  # cabinets around small corpus traces: stored, MSZIP, two members
+    w=$(mktemp -d)
+    gzip -dc testdata/perfview/primitive-types.etl.gz > "$w/a.etl"
+    gzip -dc testdata/demikernel/PktMon.etl.gz > "$w/b.etl"
+    (cd "$w" && gcab -c stored.cab a.etl && gcab -cz mszip.cab a.etl && gcab -cz two.cab a.etl b.etl)
+    cp "$w"/*.cab "$dir"/ && rm -rf "$w"
     echo "$(ls "$dir" | wc -l) seeds in $dir"
     exit 0
 fi
