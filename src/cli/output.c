@@ -216,7 +216,7 @@ static int file_write_at(void *ctx, uint64_t offset, const void *data, size_t le
 
 etlconv_write_at_fn etlconv_output_write_at(etlconv_output *o)
 {
-    if (o->gz || !o->file) return NULL;
+    if (o->z || !o->file) return NULL;
     int fd = fileno(o->file);
     struct stat st;
     int flags = fcntl(fd, F_GETFL);
