@@ -60,6 +60,7 @@ static int finish_outputs(int status)
 
 int main(int argc, char **argv)
 {
+    etlconv_outputs_begin();  /* every output is named at finish_outputs, all of them or none */
     if (argc > 1 && strcmp(argv[1], "diff") == 0) return finish_outputs(etlconv_diff_main(argc - 1, argv + 1));
     if (argc > 1 && strcmp(argv[1], "schemas") == 0)
         return finish_outputs(etlconv_schemas_command(argc - 1, argv + 1));
@@ -92,7 +93,6 @@ int main(int argc, char **argv)
         signal(SIGTERM, on_signal);
         signal(SIGHUP, on_signal);
         signal(SIGPIPE, on_signal);  /* "| head" ends the run: remove a -summary FILE still being written */
-        etlconv_outputs_begin();  /* outputs are named at the end, all or none */
         etlconv_output_set_compression(opt.compress_level, (int)etlconv_threads(&opt));
         if (etlconv_check_outputs(&opt) != 0 || etlconv_spool_inputs(&opt) != 0) {
             status = ETLCONV_EXIT_FAILURE;
