@@ -42,6 +42,10 @@ gzip -dc testdata/perfview/net.4.5.x86.PerfViewData.etl.gz > "$T/small.etl"
 rss() { "$BUILD/bench/bench_run" "$ETLCONV" -q "$@" | awk '{ print int($2 / 1024) }'; }
 small=$(rss -j 1 "$T/small.etl"); big=$(rss -j 1 "$T/big.etl"); big2=$(rss -j 2 "$T/big.etl")
 echo "# peak RSS MiB: one copy $small, 8 copies $big, 8 copies -j 2 $big2"
-test "$big" -lt 64; ok $? "212 MB trace to XML at -j 1: peak RSS $big MiB < 64 MiB"
+# The bounds are the documented ones; under AddressSanitizer (make sanitize) redzones and the freed-memory
+# quarantine inflate every figure, so there they are doubled (the plain make check run holds the real ones).
+lim1=64 lim2=96
+case "${SANFLAGS:-}" in *address*) lim1=128 lim2=192 ;; esac
+test "$big" -lt $lim1; ok $? "212 MB trace to XML at -j 1: peak RSS $big MiB < $lim1 MiB"
 test "$big" -le $((small + 4)); ok $? "... flat: $big MiB for 8 copies, $small MiB for one"
-test "$big2" -lt 96; ok $? "-j 2: peak RSS $big2 MiB < 96 MiB"
+test "$big2" -lt $lim2; ok $? "-j 2: peak RSS $big2 MiB < $lim2 MiB"
