@@ -44,4 +44,5 @@ for src in tests/fuzz/fuzz_*.c; do
     grep -m3 -E 'ERROR|SUMMARY' "$log" | sed 's/^/# /'
   fi
 done
+echo "fuzz smoke: $((n - failed)) passed, $failed failed"
 [ $failed -eq 0 ]
