@@ -105,20 +105,6 @@ static void empty_element(evtx_event *ev, evtx_name name)
 
 /* ---- System ----------------------------------------------------------------------------------------- */
 
-/* The SID of the record's SID extended item (MS-DTYP 2.4.2.2 layout checked), or NULL. */
-static const uint8_t *record_sid(const etl_event_record *r, size_t *size)
-{
-    for (uint16_t i = 0; r->extended_data && i < r->extended_data_count; i++) {
-        const etl_extended_item *x = &r->extended_data[i];
-        if (x->ext_type != ETL_EXT_SID || !x->data || x->data_size < 8) continue;
-        size_t n = 8 + 4 * (size_t)x->data[1];
-        if (x->data[1] > 15 || x->data_size < n) return NULL;
-        *size = n;
-        return x->data;
-    }
-    return NULL;
-}
-
 static void write_system(evtx_state *st, const etl_decoded_event *ev)
 {
     evtx_event *e = &st->event;
@@ -180,7 +166,7 @@ static void write_system(evtx_state *st, const etl_decoded_event *ev)
 
     evtx_open(e, EVTX_N_SECURITY);
     size_t sid_size = 0;
-    const uint8_t *sid = record_sid(r, &sid_size);
+    const uint8_t *sid = etl_record_sid(r, &sid_size);
     evtx_attr_subst(e, EVTX_N_USERID, EVTX_SID, 1);
     if (sid) {
         size_t b = evtx_value_begin(e);

@@ -99,23 +99,17 @@ static void put_hex(xml_state *st, const uint8_t *bytes, size_t length)
 /* "S-1-5-18" from the record's SID extended item; 0 when there is none or it does not fit. */
 static int sid_text(const etl_event_record *r, char *out)
 {
-    for (uint16_t i = 0; r->extended_data && i < r->extended_data_count; i++) {
-        const etl_extended_item *x = &r->extended_data[i];
-        if (x->ext_type != ETL_EXT_SID || !x->data || x->data_size < SID_HEADER_SIZE) continue;
-        const uint8_t *d = x->data;
-        unsigned count = d[SID_SUBAUTHORITY_COUNT];
-        if (count > SID_MAX_SUBAUTHORITIES || x->data_size < SID_HEADER_SIZE + 4u * count) return 0;
-        uint64_t authority = 0;
-        for (int k = 0; k < SID_AUTHORITY_SIZE; k++) authority = authority << 8 | d[SID_AUTHORITY + k];
-        char num[FMT_INT_CAP];
-        char *p = out;
-        p += sprintf(p, "S-%u-%s", (unsigned)d[SID_REVISION], fmt_u64(authority, num));
-        for (unsigned k = 0; k < count; k++) {
-            p += sprintf(p, "-%s", fmt_u64(etl_le32(d + SID_HEADER_SIZE + 4 * k), num));
-        }
-        return 1;
-    }
-    return 0;
+    size_t size;
+    const uint8_t *d = etl_record_sid(r, &size);
+    if (!d) return 0;
+    uint64_t authority = 0;
+    for (int k = 0; k < SID_AUTHORITY_SIZE; k++) authority = authority << 8 | d[SID_AUTHORITY + k];
+    char num[FMT_INT_CAP];
+    char *p = out;
+    p += sprintf(p, "S-%u-%s", (unsigned)d[SID_REVISION], fmt_u64(authority, num));
+    for (unsigned k = 0; k < d[SID_SUBAUTHORITY_COUNT]; k++)
+        p += sprintf(p, "-%s", fmt_u64(etl_le32(d + SID_HEADER_SIZE + 4 * k), num));
+    return 1;
 }
 
 static void write_system(xml_state *st, const etl_decoded_event *ev)

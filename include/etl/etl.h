@@ -187,6 +187,10 @@ typedef struct etl_event_record {
     uint32_t raw_size;
 } etl_event_record;
 
+/* The SID of the record's SID extended item (MS-DTYP 2.4.2.2: revision, sub-authority count <= 15, 6-byte
+ * authority, the sub-authorities), with its exact size in *size; NULL when there is none or it is malformed. */
+const uint8_t *etl_record_sid(const etl_event_record *record, size_t *size);
+
 /* ---- log-file header ------------------------------------------------------------------------------- */
 
 typedef struct etl_time_zone {

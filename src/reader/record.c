@@ -268,3 +268,16 @@ etl_record_result etl_record_parse(const uint8_t *payload, size_t end, size_t of
     *advance = align8(size);
     return ETL_RECORD_OK;
 }
+
+const uint8_t *etl_record_sid(const etl_event_record *r, size_t *size)
+{
+    for (uint16_t i = 0; r->extended_data && i < r->extended_data_count; i++) {
+        const etl_extended_item *x = &r->extended_data[i];
+        if (x->ext_type != ETL_EXT_SID || !x->data || x->data_size < 8) continue;
+        size_t n = 8 + 4 * (size_t)x->data[1];
+        if (x->data[1] > 15 || x->data_size < n) return NULL;
+        *size = n;
+        return x->data;
+    }
+    return NULL;
+}
