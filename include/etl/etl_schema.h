@@ -347,6 +347,9 @@ int etl_decoder_learn(etl_decoder *decoder, const etl_event_record *record);
  * trace carries (EventSource manifests, embedded TDH) and the process table. After it, later records decode as
  * if this one had gone through etl_decode_event (the parallel pipeline, src/pipeline/parallel.h). */
 int etl_decoder_observe(etl_decoder *decoder, const etl_event_record *record);
+/* What `from` learnt about processes (etl_decoder_learn, or decoding) becomes `to`'s, as if `to` had seen the
+ * same records: one first pass serves every worker of the parallel pipeline. ETL_OK or ETL_ERR_NOMEM. */
+int etl_decoder_copy_processes(etl_decoder *to, const etl_decoder *from);
 
 typedef struct etl_decode_stats {
     uint64_t decoded;
