@@ -25,3 +25,6 @@ done
 # writers that need every event in order stay on one thread and still work with -j
 $ETLCONV -q -j 2 -of summary "$P" > "$T/s2"; $ETLCONV -q -j 1 -of summary "$P" > "$T/s1"
 diff "$T/s1" "$T/s2" | grep -v -i 'elapsed\|seconds\|^---\|^[0-9]' | grep -q . ; check $? 1 "summary with -j 2 (one thread) equals -j 1 but for the elapsed time"
+# a trace read from a pipe (no first pass then) is converted on several threads too, with the same output
+gzip -dc "$P" | $ETLCONV -q -j 1 -of csv - > "$T/one"; gzip -dc "$P" | $ETLCONV -q -j 2 -of csv - > "$T/many"
+cmp -s "$T/one" "$T/many" && test -s "$T/one"; ok $? "TraceLoggingTester from a pipe: -j 2 equals -j 1"

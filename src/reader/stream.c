@@ -56,9 +56,12 @@ static int reserve_payload(etl_trace *t, etl_stream *s, size_t need)
     return 0;
 }
 
-/* Bytes of mapped input read between two sweeps. The kernel maps pages around each fault ("fault-around"),
- * some of them of buffers already released, so every so often every mapping is given back whole: the
- * resident set keeps at most about this much of the files, whatever their size. */
+/* Bytes of mapped input read (records parsed, compressed bytes decompressed) between two sweeps. A buffer's
+ * pages go back when its stream leaves it, but a stream can sit in a large buffer for long (many streams of
+ * 16 MiB buffers) and the kernel maps pages around each fault ("fault-around"), some of buffers already
+ * released; so every so often every mapping is given back whole (pages still in use are read again from the
+ * page cache). The resident set keeps about this much of the files plus a few pages per stream, whatever the
+ * file size, the buffer size or the number of streams. */
 #define MAPPED_SWEEP_BYTES ((uint64_t)8 << 20)
 
 /* A mapped range of `bytes` was read and released. */
@@ -103,7 +106,7 @@ static int read_payload(etl_trace *t, etl_stream *s, const etl_buffer_ref *b)
         int rc = etl_decompress_etl_buffer(in, in_len, s->payload, expected, &used);
         if (in != t->scratch) {  /* decompressed once: done with it */
             etl_input_release(&f->input, at, in_len);
-            count_mapped(t, b->disk_size);
+            count_mapped(t, in_len);
         }
         if (rc != ETL_OK) {
             etl_trace_diag(t, ETL_ERROR, ETL_ERR_DECOMPRESS, s->file_index, b->offset,
@@ -125,7 +128,6 @@ static void leave_buffer(etl_trace *t, etl_stream *s)
     s->mapped = 0;
     etl_input_release(&t->files[s->file_index].input, s->current->offset + ETL_BUFFER_HEADER_SIZE,
                       s->current->valid - ETL_BUFFER_HEADER_SIZE);
-    count_mapped(t, s->current->disk_size);
 }
 
 /* Loads buffers until one has a readable payload. Returns ETL_OK (has_record may be 0 at the end). */
@@ -227,6 +229,7 @@ int etl_stream_make_resident(etl_trace *t, etl_stream *s)
 
 int etl_stream_next(etl_trace *t, etl_stream *s)
 {
+    if (s->mapped) count_mapped(t, s->advance);
     s->pos += s->advance;
     s->order++;
     return position(t, s);
