@@ -21,6 +21,7 @@
 #include "etl/etl_diff.h"
 #include "evtx/evtx_binxml.h"
 #include "evtx/evtx_chunk.h"
+#include "evtx/evtx_computer.h"
 #include "evtx/evtx_value.h"
 #include "format_util.h"
 
@@ -40,6 +41,7 @@ typedef struct evtx_state {
     uint64_t next_id;      /* record id of the next event */
     uint64_t chunks;       /* chunks written */
     uint64_t truncated;    /* events shortened to fit one record */
+    evtx_computers computers;  /* per input file: the machine its SystemConfig rundown names, or "" */
     int failed;
 } evtx_state;
 
@@ -162,7 +164,9 @@ static void write_system(evtx_state *st, const etl_decoded_event *ev)
     evtx_end(e);
 
     element_string(e, EVTX_N_CHANNEL, ev->channel_name ? ev->channel_name : "", NO_CAP);
-    element_string(e, EVTX_N_COMPUTER, "", NO_CAP);  /* an ETL does not name its machine */
+    /* tracerpt leaves Computer empty; etlconv names the machine when the file's kernel rundown does */
+    const char *computer = r->file_index < st->computers.count ? st->computers.names[r->file_index] : "";
+    element_string(e, EVTX_N_COMPUTER, computer, NO_CAP);
 
     evtx_open(e, EVTX_N_SECURITY);
     size_t sid_size = 0;
@@ -429,6 +433,9 @@ static int evtx_event_cb(void *state, const etl_decoded_event *ev)
 static int evtx_begin(void *state)
 {
     evtx_state *st = state;
+    /* --stable: no machine facts */
+    if (st->options.trace && !st->options.stable && evtx_computers_find(st->options.trace, &st->computers) != 0)
+        return -1;
     if (!st->options.sink_write_at) {
         st->spool = tmpfile();
         if (!st->spool) {
@@ -479,6 +486,7 @@ static void evtx_destroy(void *state)
     if (!st) return;
     evtx_chunk_free(st->chunk);
     evtx_event_free(&st->event);
+    evtx_computers_free(&st->computers);
     if (st->spool) fclose(st->spool);
     free(st);
 }

@@ -2,9 +2,11 @@
 """Checks an EVTX file etlconv wrote against etlconv's own XML of the same trace, with readers nobody here
 wrote: libevtx's evtxexport (-f xml) and python-evtx (module Evtx), plus the CRC32s recomputed with zlib.
 
-usage: evtx_compare.py XML EVTX [--python all|edges|none] [--libevtx yes|no]
+usage: evtx_compare.py XML EVTX [--python all|edges|every:N|none] [--libevtx yes|no] [--computer NAME]
   XML may be '-' with --records N: structure and CRC checks only, against N records
-  --python edges: python-evtx reads only the first and the last chunk (it reads ~100 records/s)
+  --python all: every record (through python-evtx's parsing API, see FastRecords; the first and last chunk
+  also through its XML rendering); edges: the first and the last chunk; every:N: those and every Nth chunk
+  --computer NAME: every record's System/Computer must be NAME (etlconv's XML leaves it empty, as tracerpt)
 
 Structure checks (every chunk): "ElfFile"/"ElfChnk" signatures, file header CRC32 over bytes 0-119, chunk
 header CRC32 over bytes 0-119 + 128-511, event records CRC32 over 512..free space offset, chunk record
@@ -164,6 +166,7 @@ def canon(event):
         'pid': execution.get('ProcessID', '') if execution is not None else '',
         'tid': execution.get('ThreadID', '') if execution is not None else '',
         'payload': payload(event),
+        'computer': text_of(g('Computer')),
     }
 
 
@@ -243,7 +246,12 @@ def same(ref, got, reader):
     return False
 
 
+COMPUTER = []  # --computer NAME: what every record's System/Computer must say
+
+
 def compare(ref, got, reader, index, errors):
+    if COMPUTER and got['computer'] != COMPUTER[0]:
+        errors.append('%s record %d: Computer %r != %r' % (reader, index + 1, got['computer'], COMPUTER[0]))
     for key in ('provider', 'guid', 'id', 'version', 'level', 'task', 'opcode', 'keywords', 'pid', 'tid'):
         if not same(ref[key], got[key], reader):
             errors.append('%s record %d: %s %r != %r' % (reader, index + 1, key, ref[key], got[key]))
@@ -260,31 +268,188 @@ def compare(ref, got, reader, index, errors):
 
 # ---- readers ---------------------------------------------------------------------------------------
 
-def libevtx_events(path):
-    out = subprocess.run(['evtxexport', '-f', 'xml', path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    text = out.stdout.decode('utf-8', 'replace')
-    for m in re.finditer(r'<Event xmlns.*?</Event>', text, re.S):
-        yield ET.fromstring(m.group(0))
-    if out.returncode != 0:
-        raise RuntimeError('evtxexport failed: ' + out.stderr.decode('utf-8', 'replace')[-400:])
+def start_libevtx(path):
+    """evtxexport runs beside python-evtx (another core), into a temporary file read afterwards."""
+    import tempfile
+    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    return subprocess.Popen(['evtxexport', '-f', 'xml', path], stdout=out, stderr=err), out, err
 
 
-def python_events(path, mode):
+def libevtx_events(started):
+    proc, out, err = started
+    rc = proc.wait()
+    out.seek(0)
+    lines = []
+    for line in out:  # one record: '<Event xmlns=...' up to '</Event>'
+        if lines or line.startswith(b'<Event xmlns'):
+            lines.append(line)
+            if line.rstrip().endswith(b'</Event>'):
+                yield ET.fromstring(b''.join(lines).decode('utf-8', 'replace'))
+                lines = []
+    if rc != 0:
+        err.seek(0)
+        raise RuntimeError('evtxexport failed: ' + err.read().decode('utf-8', 'replace')[-400:])
+
+
+class _Marker(object):
+    """A stand-in substitution value: python-evtx's renderer writes its string() where the value goes."""
+    def __init__(self, index):
+        self.index = index
+
+    def string(self):
+        return '\ue000%d\ue001' % self.index
+
+
+class _TemplateRoot(object):
+    """What Views.render_root_node_with_subs needs of a root node: the template."""
+    def __init__(self, template):
+        self._template = template
+
+    def template(self):
+        return self._template
+
+
+MARKER_RE = re.compile('&#57344;([0-9]+)&#57345;')
+
+
+def template_names(node, lo, hi, out):
+    """Element and attribute names a parsed template takes from outside its own bytes [lo, hi)."""
+    import Evtx.Nodes as nodes
+    for c in node.children():
+        if isinstance(c, (nodes.OpenStartElementNode, nodes.AttributeNode)):
+            off = c.string_offset()
+            if not lo <= off < hi:
+                out.append((off, c._chunk.strings()[off].string()))
+        template_names(c, lo, hi, out)
+    return out
+
+
+class FastRecords(object):
+    """Records read with python-evtx's parsing API instead of its XML rendering (~10x faster): for each
+    record, python-evtx's Record -> RootNode -> TemplateInstanceNode, and each substitution value decoded by
+    python-evtx (Nodes.get_variant_value, .string()); the template rendered by python-evtx's own renderer
+    (Views.render_root_node_with_subs) once with placeholder values, kept and reused while the template's
+    bytes, its place in the chunk and the names it takes from elsewhere in the chunk (checked through
+    python-evtx's string table) are the same. The text is then what Record.xml() gives, piece for piece:
+    render_root_node_with_subs writes template text and escape_value(value.string()) for each
+    substitution. --python all checks that claim on the first and last chunk against Record.xml()."""
+
+    def __init__(self):
+        self.skeletons = {}
+        self.rendered = 0
+
+    def skeleton(self, chunk, ti):
+        import Evtx.Nodes as nodes
+        import Evtx.Views as views
+        off = ti.template_offset()
+        base = chunk.offset() + off
+        size = struct.unpack_from('<I', chunk._buf, base + 0x14)[0]
+        key = (off, bytes(chunk._buf[base:base + 0x18 + size]))
+        hit = self.skeletons.get(key)
+        if hit is not None and all(o in chunk.strings() and chunk.strings()[o].string() == name
+                                   for o, name in hit[1]):
+            return hit[0]
+        template = nodes.TemplateNode(chunk._buf, base, chunk, ti)
+        count = 1 + max([c.index() for c in walk_nodes(template)
+                         if isinstance(c, (nodes.NormalSubstitutionNode, nodes.ConditionalSubstitutionNode))] or [0])
+        text = views.render_root_node_with_subs(_TemplateRoot(template), [_Marker(i) for i in range(count)])
+        parts = MARKER_RE.split(text)
+        names = template_names(template, off, off + 0x18 + size, [])
+        self.skeletons[key] = (parts, names)
+        self.rendered += 1
+        return parts
+
+    def xml(self, chunk, record):
+        import Evtx.Nodes as nodes
+        import Evtx.Views as views
+        root = record.root()
+        ti = root.template_instance()
+        parts = self.skeleton(chunk, ti)
+        # the substitution array follows the template instance (and the template, when it is defined
+        # there), as RootNode.substitutions() finds it; each value decoded by python-evtx
+        ofs = ti.offset() - root.offset() + ti.length()
+        count = root.unpack_dword(ofs)
+        ofs += 4
+        decl = [(root.unpack_word(ofs + 4 * i), root.unpack_byte(ofs + 4 * i + 2)) for i in range(count)]
+        ofs += 4 * count
+        subs = []
+        for size, type_ in decl:
+            val = nodes.get_variant_value(root._buf, root.offset() + ofs, chunk, root, type_, length=size)
+            if abs(size - val.length()) > 4:
+                raise nodes.ParseException('Invalid substitution value size')
+            subs.append(val)
+            ofs += size
+        out = []
+        for i, p in enumerate(parts):
+            if i % 2 == 0:
+                out.append(p)
+                continue
+            sub = subs[int(p)]
+            if isinstance(sub, nodes.BXmlTypeNode):
+                out.append(views.render_root_node(sub.root()))
+            else:
+                out.append(views.escape_value(sub.string()))
+        return ''.join(out), subs
+
+
+def walk_nodes(node):
+    for c in node.children():
+        yield c
+        for d in walk_nodes(c):
+            yield d
+
+
+def python_events(path, mode, errors):
+    """mode: all (every record; the first and last chunk also through Record.xml(), which must give the
+    same text), edges (first and last chunk), every:N (those and every Nth chunk)."""
     import Evtx.Evtx as evtx
+    fast = FastRecords()
     with evtx.Evtx(path) as log:
         chunks = list(log.chunks())
-        picked = range(len(chunks)) if mode == 'all' else sorted({0, len(chunks) - 1}) if chunks else []
-        for ci in picked:
-            for r in chunks[ci].records():
-                e = ET.fromstring(r.xml())
-                raw = r.root().substitutions()[8]  # TimeCreated (formats/evtx.c substitution order)
-                ticks = raw.unpack_qword(0)
+        last = len(chunks) - 1
+        step = int(mode.split(':')[1]) if mode.startswith('every:') else 1 if mode == 'all' else 0
+        for ci, chunk in enumerate(chunks):
+            edge = ci in (0, last)
+            if not edge and not (step and ci % step == 0):
+                continue
+            for r in chunk.records():
+                text, subs = fast.xml(chunk, r)
+                if edge and text != r.xml():
+                    errors.append('python-evtx record %d: parsed text differs from Record.xml()' % r.record_num())
+                e = ET.fromstring(text)
+                ticks = subs[8].unpack_qword(0)  # TimeCreated (formats/evtx.c substitution order)
                 yield r.record_num() - 1, e, ticks
+
+
+def read_refs(xml_path, wanted):
+    """etlconv's XML, one canonical event per record; only the records in wanted (a set; None: all) are kept."""
+    refs = []
+    for _, e in ET.iterparse(xml_path):
+        if e.tag == NS + 'Event':
+            refs.append(canon(e) if wanted is None or len(refs) in wanted else None)
+            e.clear()
+    return refs
+
+
+def compare_python(refs, got, mode, errors):
+    n = 0
+    for index, e, ticks in got:
+        n += 1
+        if index >= len(refs):
+            errors.append('python-evtx record %d beyond the XML' % (index + 1))
+            continue
+        compare(refs[index], e, 'python-evtx', index, errors)
+        want, _ = as_ns(refs[index]['time'])
+        if want is not None and want // 100 != ticks:  # raw FILETIME: 100 ns units since 1601
+            errors.append('python-evtx record %d: raw TimeCreated %d != %d' % (index + 1, ticks, want // 100))
+    if mode == 'all' and n != len(refs):
+        errors.append('python-evtx read %d records, expected %d' % (n, len(refs)))
+    return n
 
 
 def main():
     args = sys.argv[1:]
-    opts = {'--python': 'all', '--libevtx': 'yes', '--records': None}
+    opts = {'--python': 'all', '--libevtx': 'yes', '--records': None, '--computer': None}
     files = []
     while args:
         a = args.pop(0)
@@ -293,41 +458,33 @@ def main():
         else:
             files.append(a)
     xml_path, evtx_path = files
-    refs = []
+    if opts['--computer'] is not None:
+        COMPUTER.append(opts['--computer'])
+    errors = []
+    counts = {}
     if opts['--records'] is not None:  # structure only, against a known count
         refs = [None] * int(opts['--records'])
         opts['--libevtx'], opts['--python'] = 'no', 'none'
-    else:
-        for _, e in ET.iterparse(xml_path):
-            if e.tag == NS + 'Event':
-                refs.append(canon(e))
-                e.clear()
-    errors = []
+    libevtx = start_libevtx(evtx_path) if opts['--libevtx'] == 'yes' else None
+    sampled = opts['--python'] not in ('all', 'none') and not libevtx
+    got = []
+    if sampled:  # python-evtx first: only its records' XML is kept
+        got = [(i, canon(e), t) for i, e, t in python_events(evtx_path, opts['--python'], errors)]
+    if opts['--records'] is None:
+        refs = read_refs(xml_path, {i for i, _, _ in got} if sampled else None)
+    if opts['--python'] != 'none' and not sampled:  # streamed: memory for one record at a time
+        got = ((i, canon(e), t) for i, e, t in python_events(evtx_path, opts['--python'], errors))
     chunks = check_structure(evtx_path, len(refs), errors)
-    counts = {}
-    if opts['--libevtx'] == 'yes':
+    if opts['--python'] != 'none':
+        counts['python-evtx'] = compare_python(refs, got, opts['--python'], errors)
+    if libevtx:
         n = 0
-        for n, e in enumerate(libevtx_events(evtx_path), 1):
+        for n, e in enumerate(libevtx_events(libevtx), 1):
             if n <= len(refs):
                 compare(refs[n - 1], canon(e), 'libevtx', n - 1, errors)
         counts['libevtx'] = n
         if n != len(refs):
             errors.append('libevtx read %d records, expected %d' % (n, len(refs)))
-    if opts['--python'] != 'none':
-        n = 0
-        for index, e, ticks in python_events(evtx_path, opts['--python']):
-            n += 1
-            if index >= len(refs):
-                errors.append('python-evtx record %d beyond the XML' % (index + 1))
-                continue
-            got = canon(e)
-            compare(refs[index], got, 'python-evtx', index, errors)
-            want, _ = as_ns(refs[index]['time'])
-            if want is not None and want // 100 != ticks:  # raw FILETIME: 100 ns units since 1601
-                errors.append('python-evtx record %d: raw TimeCreated %d != %d' % (index + 1, ticks, want // 100))
-        counts['python-evtx'] = n
-        if opts['--python'] == 'all' and n != len(refs):
-            errors.append('python-evtx read %d records, expected %d' % (n, len(refs)))
     print('records=%d chunks=%d %s errors=%d' % (len(refs), chunks,
           ' '.join('%s=%d' % kv for kv in sorted(counts.items())), len(errors)))
     for e in errors[:20]:
