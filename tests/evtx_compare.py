@@ -3,6 +3,7 @@
 wrote: libevtx's evtxexport (-f xml) and python-evtx (module Evtx), plus the CRC32s recomputed with zlib.
 
 usage: evtx_compare.py XML EVTX [--python all|edges|every:N|none] [--libevtx yes|no] [--computer NAME]
+                       [--manifest FILE]...
   XML may be '-' with --records N: structure and CRC checks only, against N records
   --python all: every record (through python-evtx's parsing API, see FastRecords; the first and last chunk
   also through its XML rendering); edges: the first and the last chunk; every:N: those and every Nth chunk
@@ -16,6 +17,12 @@ Per record, for each reader: provider name and GUID, EventID, Version, Level, Ta
 TimeCreated (to 100 ns), ProcessID, ThreadID, and the payload as (path, value) pairs: EventData/Data
 (ComplexData names joined with '/'), the bare string-only Data, BinaryEventData, ProcessingErrorData
 (ErrorCode, EventPayload), DebugData (SequenceNumber, FlagsName, LevelName, Component, FileLine, Function, Message).
+
+UserData (events whose manifest template has a <UserData> layout, written as Windows writes them; --manifest
+FILE, repeatable, names the manifests, read here with ElementTree): the record's leaf elements must be the
+template's, in order, and each must hold the XML's EventData/Data of the property its "%N" names (by position
+in the template, as Windows substitutes: ClrEtwAll's ModuleLoadUnload_V2 puts %4, the property Reserved1,
+in its ModuleILPath element, and so does this file). The summary counts these records (userdata-READER=N).
 
 Normalisation (what differs only in how a reader prints a value, never in the value):
   * an absent attribute or element equals an empty one (readers leave out null optional values);
@@ -134,10 +141,20 @@ def payload(event):
                 out.append((prefix + c.get('Name', ''), text_of(c)))
             elif name == 'ComplexData':
                 walk(c, prefix + c.get('Name', '') + '/')
+    def walk_user(elem):
+        kids = list(elem)
+        if not kids:
+            out.append(('UserData:' + local(elem.tag), text_of(elem)))
+        for c in kids:
+            walk_user(c)
     for part in event:
         name = local(part.tag)
         if name == 'EventData':
             walk(part, '')
+        elif name == 'UserData':  # the manifest template's layout: leaf elements, named as its properties
+            for c in part:
+                for leaf in c:
+                    walk_user(leaf)
         elif name == 'Data':  # etlconv's XML: tracerpt's bare string-only Data
             out.append(('', text_of(part)))
         elif name == 'BinaryEventData':
@@ -167,6 +184,7 @@ def canon(event):
         'tid': execution.get('ThreadID', '') if execution is not None else '',
         'payload': payload(event),
         'computer': text_of(g('Computer')),
+        'payload_kind': next((local(p.tag) for p in event if local(p.tag) != 'System'), ''),
     }
 
 
@@ -246,6 +264,63 @@ def same(ref, got, reader):
     return False
 
 
+MANIFESTS = []  # --manifest FILE: where the UserData layouts come from (read with ElementTree on first use)
+LAYOUTS = {}
+
+
+TRACE_GUIDS = set()  # providers of the XML's events: manifests naming none of them are not parsed
+
+
+def user_data_layout(got):
+    """The template's UserData leaves for the record's (provider GUID, event id, version): a list of
+    (element local name, name of the property its "%N" stands for, or None for literal text)."""
+    if not LAYOUTS and MANIFESTS:
+        ns = '{http://schemas.microsoft.com/win/2004/08/events}'
+        LAYOUTS[None] = None
+        for man in MANIFESTS:
+            text = open(man, 'rb').read().decode('utf-8', 'replace').lower()
+            if not any(g in text for g in TRACE_GUIDS):
+                continue
+            for prov in ET.parse(man).getroot().iter(ns + 'provider'):
+                guid = prov.get('guid', '').lower().strip('{}')
+                templates = {t.get('tid'): t for t in prov.iter(ns + 'template')}
+                for ev in prov.iter(ns + 'event'):
+                    t = templates.get(ev.get('template'))
+                    ud = t.find(ns + 'UserData') if t is not None else None
+                    if ud is None:
+                        continue
+                    fields = [c for c in t if local(c.tag) in ('data', 'struct')]
+                    props = [c.get('name') for c in fields]
+                    leaves = []
+                    plain = True  # every "%N" a single value (not a struct, not an array): else EventData
+                    for top in ud:
+                        for el in top.iter():
+                            if el is top or len(el):
+                                continue
+                            m = re.match(r'^\s*%(\d+)\s*$', el.text or '')
+                            k = int(m.group(1)) if m else 0
+                            if 0 < k <= len(fields) and (local(fields[k - 1].tag) == 'struct' or fields[k - 1].get('count')):
+                                plain = False
+                            leaves.append((local(el.tag), props[k - 1] if 0 < k <= len(props) else None))
+                    key = (guid, int(ev.get('value'), 0), int(ev.get('version') or '0', 0))
+                    LAYOUTS.setdefault(key, leaves if plain else False)
+    try:
+        key = (got['guid'].lower().strip('{}'), int(got['id']), int(got['version']))
+    except ValueError:
+        return None
+    return LAYOUTS.get(key) or None
+
+
+def expected_user_data(refs):
+    """Records of the XML whose event has a UserData template of plain values and decoded cleanly."""
+    if not MANIFESTS:
+        return None
+    user_data_layout({'guid': '', 'id': '0', 'version': '0'})  # load
+    return sum(1 for r in refs if r is not None and r['payload_kind'] == 'EventData' and
+               user_data_layout(r) is not None)
+
+
+USER_DATA = {}  # per reader: records whose payload came as UserData
 COMPUTER = []  # --computer NAME: what every record's System/Computer must say
 
 
@@ -258,6 +333,23 @@ def compare(ref, got, reader, index, errors):
     if not same(ref['time'], got['time'], reader):
         errors.append('%s record %d: time %r != %r' % (reader, index + 1, ref['time'], got['time']))
     rp, gp = ref['payload'], got['payload']
+    if gp and gp[0][0].startswith('UserData:'):  # etlconv's XML has EventData: map through the manifest
+        USER_DATA[reader] = USER_DATA.get(reader, 0) + 1
+        layout = user_data_layout(got)
+        if layout is None:
+            errors.append('%s record %d: UserData, but no manifest template with UserData for the event' % (reader, index + 1))
+            return
+        by_name = {}
+        for n, v in rp:
+            by_name.setdefault(n, v)
+        if [n[len('UserData:'):] for n, _ in gp] != [n for n, _ in layout]:
+            errors.append('%s record %d: UserData elements %r != the template\'s %r' % (reader, index + 1, gp[:4], layout[:4]))
+            return
+        for (n, gv), (_, prop) in zip(gp, layout):
+            want = by_name.get(prop, '') if prop else ''
+            if not same(want, gv, reader):
+                errors.append('%s record %d: UserData %s (%s) %r != %r' % (reader, index + 1, n, prop, want[:80], gv[:80]))
+        return
     if [n for n, _ in rp] != [n for n, _ in gp]:
         errors.append('%s record %d: payload names %r != %r' % (reader, index + 1, rp[:8], gp[:8]))
         return
@@ -453,7 +545,9 @@ def main():
     files = []
     while args:
         a = args.pop(0)
-        if a in opts:
+        if a == '--manifest':
+            MANIFESTS.append(args.pop(0))
+        elif a in opts:
             opts[a] = args.pop(0)
         else:
             files.append(a)
@@ -472,6 +566,7 @@ def main():
         got = [(i, canon(e), t) for i, e, t in python_events(evtx_path, opts['--python'], errors)]
     if opts['--records'] is None:
         refs = read_refs(xml_path, {i for i, _, _ in got} if sampled else None)
+    TRACE_GUIDS.update(r['guid'].lower().strip('{}') for r in refs if r is not None and r['guid'])
     if opts['--python'] != 'none' and not sampled:  # streamed: memory for one record at a time
         got = ((i, canon(e), t) for i, e, t in python_events(evtx_path, opts['--python'], errors))
     chunks = check_structure(evtx_path, len(refs), errors)
@@ -485,6 +580,12 @@ def main():
         counts['libevtx'] = n
         if n != len(refs):
             errors.append('libevtx read %d records, expected %d' % (n, len(refs)))
+    counts.update(('userdata-' + k, v) for k, v in USER_DATA.items())
+    want = expected_user_data(refs) if opts['--records'] is None else None
+    for reader in ('libevtx', 'python-evtx'):
+        if want is not None and reader in counts and (reader == 'libevtx' or opts['--python'] == 'all') and \
+                USER_DATA.get(reader, 0) != want:
+            errors.append('%s: %d records with UserData, the manifests give %d' % (reader, USER_DATA.get(reader, 0), want))
     print('records=%d chunks=%d %s errors=%d' % (len(refs), chunks,
           ' '.join('%s=%d' % kv for kv in sorted(counts.items())), len(errors)))
     for e in errors[:20]:

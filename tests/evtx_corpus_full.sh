@@ -13,7 +13,8 @@ for f in $(find "$CORPUS" -name '*.etl.gz' | sort); do
   $ETLCONV -q "$f" -of evtx -o "$T/x.evtx" 2>/dev/null
   pc=$(sed -n 's/.*<Data Name="ComputerName">\([^<]*\)<.*/\1/p' "$T/x.xml" | head -1)
   start=$(date +%s)
-  line=$(/usr/bin/python3 tests/evtx_compare.py "$T/x.xml" "$T/x.evtx" --python all --computer "$pc" 2>"$T/err")
+  line=$(/usr/bin/python3 tests/evtx_compare.py "$T/x.xml" "$T/x.evtx" --python all --computer "$pc" \
+         $(for m in src/schema/bundled/*.man src/schema/bundled/*.manifest; do printf -- '--manifest %s ' "$m"; done) 2>"$T/err")
   ok $? "$b: $line ($(($(date +%s) - start)) s)"
   sed 's/^/# /' "$T/err" | head -5
   rm -f "$T/x.xml" "$T/x.evtx"
