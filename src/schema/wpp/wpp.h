@@ -114,6 +114,7 @@ int wpp_store_add_control(wpp_store *store, const etl_guid *guid, const char *na
                           size_t flag_count);
 const wpp_control *wpp_store_control(const wpp_store *store, const etl_guid *guid);
 size_t wpp_store_control_count(const wpp_store *store);
+const wpp_control *wpp_store_control_at(const wpp_store *store, size_t index);
 /* Adds an enumeration (as an #enumv block would) unless one of that name is known; entries are copied. */
 int wpp_store_add_enum(wpp_store *store, const char *name, const wpp_enum_entry *entries, uint32_t count);
 

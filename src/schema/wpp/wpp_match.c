@@ -155,6 +155,12 @@ size_t wpp_store_control_count(const wpp_store *store)
     return wpp_match_index_control_count(wpp_store_match_index(store, 0));
 }
 
+const wpp_control *wpp_store_control_at(const wpp_store *store, size_t index)
+{
+    const wpp_match_index *m = wpp_store_match_index(store, 0);
+    return m && index < m->control_count ? &m->controls[index] : NULL;
+}
+
 /* A statement found by its control's PDB also has to name one of the control's flags (when both say any):
  * a PDB may declare several controls. */
 static int controlled_by(const wpp_statement *st, const wpp_control *c)
