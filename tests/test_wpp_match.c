@@ -8,8 +8,9 @@
  *     guscatalano/findneedle tools/Wpp*Emitter) in place of the message GUID;
  * each must decode to the text the original record decodes to (EXPECTED.md §findneedle's texts). Numbers
  * shared by two statements make the GUID-less forms ambiguous: those stay undecoded.
- * The tracefmt prefix is checked against tracefmt output that Microsoft published (microsoft/ebpf-for-windows
- * docs/GettingStarted.md: the default prefix and "%8!u! [%9!03d!] %4!s!:" for one event). */
+ * The tracefmt prefix is checked against published tracefmt output: microsoft/ebpf-for-windows
+ * docs/GettingStarted.md (the default prefix and "%8!u! [%9!03d!] %4!s!:" for one event) and
+ * fredericGette/Lumia520 content/bluetooth/README.md (a WPP driver's lines, one with an NTSTATUS argument). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -223,6 +224,22 @@ static void test_ambiguous(void **state)
  * (CPU 3, process 0x1760 = 5984, thread 0x1910, 03/10/2022-13:56:14.226, provider EbpfForWindowsProvider):
  * the default prefix, and TRACE_FORMAT_PREFIX=%8!u! [%9!03d!] %4!s!: . The message text after the prefix is
  * tracefmt's rendering of that (TraceLogging) event, given here: only the prefix is under test. */
+static char *tracefmt_line(const etl_decoded_event *ev, const char *prefix)
+{
+    mem_sink m = {0};
+    etl_sink sink = {mem_sink_write, &m};
+    etl_writer_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.wpp_prefix = prefix;
+    etl_writer *w = etl_writer_new(etl_writer_format_find("tracefmt"), &sink, &opt);
+    assert_non_null(w);
+    assert_int_equal(etl_writer_begin(w), 0);
+    assert_int_equal(etl_writer_event(w, ev), 0);
+    assert_int_equal(etl_writer_end(w, NULL), 0);
+    etl_writer_free(w);
+    return m.data;
+}
+
 static void test_published_prefix(void **state)
 {
     (void)state;
@@ -244,20 +261,42 @@ static void test_published_prefix(void **state)
     const char *want[] = {"[3]1760.1910::03/10/2022-13:56:14.226 [EbpfForWindowsProvider]{\"Message\":\"Hello, world\"}\n",
                           "5984 [003] 03/10/2022-13:56:14.226:{\"Message\":\"Hello, world\"}\n"};
     for (int i = 0; i < 2; i++) {
-        mem_sink m = {0};
-        etl_sink sink = {mem_sink_write, &m};
-        etl_writer_options opt;
-        memset(&opt, 0, sizeof opt);
-        opt.wpp_prefix = prefixes[i];
-        etl_writer *w = etl_writer_new(etl_writer_format_find("tracefmt"), &sink, &opt);
-        assert_non_null(w);
-        assert_int_equal(etl_writer_begin(w), 0);
-        assert_int_equal(etl_writer_event(w, &ev), 0);
-        assert_int_equal(etl_writer_end(w, NULL), 0);
-        etl_writer_free(w);
-        assert_string_equal(m.data, want[i]);
-        free(m.data);
+        char *line = tracefmt_line(&ev, prefixes[i]);
+        assert_string_equal(line, want[i]);
+        free(line);
     }
+
+    /* Lumia520's qcwcn8930 driver: "[1]0004.0084::06/06/2025-12:19:03.191 [qcwcn8930_guid01]!read_Registry[36]!
+     * MaxRestartCount, WdfRegistryQueryULong returned 0xc0000034(STATUS_OBJECT_NAME_NOT_FOUND)". The statement
+     * is written here from that text (its TMF is not public); prefix and the NTSTATUS rendering are checked. */
+    static const char tmf[] = "0d7c0a55-1111-2222-3333-444455556666 qcwcn8930_guid01 // SRC=registry.c\n"
+                              "#typev registry_c36 10 \"%0!%!FUNC![%!LINE!]!MaxRestartCount, WdfRegistryQueryULong "
+                              "returned %10!s!\" // LEVEL=L FUNC=read_Registry\n{\nstatus, ItemNTSTATUS -- 10\n}\n";
+    wpp_store *store = wpp_store_new();
+    wpp_decoder *d = wpp_decoder_new();
+    etl_error err;
+    assert_int_equal(wpp_store_parse(store, tmf, sizeof tmf - 1, "lumia", NULL, &err), ETL_OK);
+    static const uint8_t status[] = {0x34, 0x00, 0x00, 0xC0};
+    memset(&rec, 0, sizeof rec);
+    rec.kind = ETL_KIND_MESSAGE;
+    etl_guid_parse("0d7c0a55-1111-2222-3333-444455556666", &rec.header.provider_id);
+    rec.header.descriptor.id = 10;
+    rec.header.process_id = 4;
+    rec.header.thread_id = 0x84;
+    rec.header.timestamp = 133936859431910000; /* 2025-06-06 12:19:03.191 */
+    rec.buffer_context.processor_index = 1;
+    rec.user_data = status;
+    rec.user_data_length = sizeof status;
+    memset(&ev, 0, sizeof ev);
+    ev.record = &rec;
+    etl_render_context ctx = {4, NULL, 0, NULL};
+    assert_int_equal(wpp_decode(d, store, &rec, &ctx, &ev), 1);
+    char *line = tracefmt_line(&ev, NULL);
+    assert_string_equal(line, "[1]0004.0084::06/06/2025-12:19:03.191 [qcwcn8930_guid01]!read_Registry[36]!MaxRestartCount, "
+                              "WdfRegistryQueryULong returned 0xc0000034(STATUS_OBJECT_NAME_NOT_FOUND)\n");
+    free(line);
+    wpp_decoder_free(d);
+    wpp_store_free(store);
 }
 
 int main(void)

@@ -94,7 +94,7 @@ static size_t read_insert(const char *fmt, size_t i, long *number, const char **
     long n = 0;
     while (fmt[j] >= '0' && fmt[j] <= '9' && n < 100000) n = n * 10 + (fmt[j++] - '0');
     *number = n;
-    if (fmt[j] == '!') {
+    if (fmt[j] == '!' && n != 0) { /* %0 (the prefix's place) takes no !spec!: "%0!%!FUNC!..." starts with '!' */
         const char *end = strchr(fmt + j + 1, '!');
         if (end) {
             *spec = fmt + j + 1;
