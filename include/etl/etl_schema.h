@@ -233,6 +233,8 @@ typedef struct etl_tmf_load_stats {
     unsigned enums;            /* #enumv blocks */
     unsigned refused;          /* malformed statements or lines skipped */
     unsigned duplicates;       /* statements whose (message GUID, number) was known already: the first stays */
+    unsigned controls;         /* control GUIDs (PDB "TMC:" annotations) */
+    unsigned pdb_enums;        /* enumerations taken from a PDB's types for ItemEnum/ItemFlagsEnum arguments */
 } etl_tmf_load_stats;
 int etl_schema_load_tmf_path(etl_schema_registry *registry, const char *path, etl_error *err,
                              etl_tmf_load_stats *stats);
