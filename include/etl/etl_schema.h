@@ -233,6 +233,8 @@ typedef struct etl_tmf_load_stats {
     unsigned enums;            /* #enumv blocks */
     unsigned refused;          /* malformed statements or lines skipped */
     unsigned duplicates;       /* statements whose (message GUID, number) was known already: the first stays */
+    unsigned controls;         /* control GUIDs (PDB "TMC:" annotations) */
+    unsigned pdb_enums;        /* enumerations taken from a PDB's types for ItemEnum/ItemFlagsEnum arguments */
 } etl_tmf_load_stats;
 int etl_schema_load_tmf_path(etl_schema_registry *registry, const char *path, etl_error *err,
                              etl_tmf_load_stats *stats);
@@ -355,6 +357,9 @@ int etl_decoder_learn(etl_decoder *decoder, const etl_event_record *record);
  * trace carries (EventSource manifests, embedded TDH) and the process table. After it, later records decode as
  * if this one had gone through etl_decode_event (the parallel pipeline, src/pipeline/parallel.h). */
 int etl_decoder_observe(etl_decoder *decoder, const etl_event_record *record);
+/* What `from` learnt about processes (etl_decoder_learn, or decoding) becomes `to`'s, as if `to` had seen the
+ * same records: one first pass serves every worker of the parallel pipeline. ETL_OK or ETL_ERR_NOMEM. */
+int etl_decoder_copy_processes(etl_decoder *to, const etl_decoder *from);
 
 typedef struct etl_decode_stats {
     uint64_t decoded;
