@@ -315,8 +315,11 @@ static const char *user_data_item(const char **p, char *buf)
 static int user_data_name_ok(const char *s)
 {
     if (!*s) return 0;
-    for (; *s; s++)
-        if (*s <= ' ' || *s > '~' || strchr("<>&\"'=/", *s)) return 0;
+    for (; *s; s++) {
+        char c = *s;
+        if (c <= ' ' || c > '~' || c == '<' || c == '>' || c == '&' || c == '"' || c == '\'' || c == '=' || c == '/')
+            return 0;
+    }
     return 1;
 }
 
@@ -351,11 +354,11 @@ static int user_data_walk(evtx_state *st, const etl_decoded_event *ev, const int
     for (const char *p = ev->info->user_data; *p;) {
         char code = *p++;
         if (code == '\x01') {
-            if (!user_data_item(&p, name) || !user_data_name_ok(name) || depth == MAX_NESTING) return -1;
+            if (!user_data_item(&p, name) || (!emit && !user_data_name_ok(name)) || depth == MAX_NESTING) return -1;
             if (emit) evtx_open_named(e, name);
             depth++;
         } else if (code == '\x03') {
-            if (!user_data_item(&p, name) || !user_data_item(&p, text) || !user_data_name_ok(name)) return -1;
+            if (!user_data_item(&p, name) || !user_data_item(&p, text) || (!emit && !user_data_name_ok(name))) return -1;
             if (strchr(text, '%')) return -1;  /* substitutions in attributes: not in any known manifest */
             if (emit) evtx_attr_text_named(e, name, text);
         } else if (code == '\x04') {

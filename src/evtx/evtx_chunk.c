@@ -20,7 +20,10 @@ typedef struct name_entry {
     uint32_t offset;  /* of the name structure in the chunk */
     uint16_t hash;
     uint16_t length;  /* characters */
+    uint16_t next;    /* index + 1 of the previous name in the same lookup bucket, 0 = none */
 } name_entry;
+
+#define NAME_LOOKUP 256     /* buckets of the writer's own name lookup (the file's table has 64) */
 
 typedef struct template_entry {
     uint64_t hash;
@@ -50,6 +53,7 @@ struct evtx_chunk {
     int names_full;      /* the string table is full: the record does not fit this chunk */
     name_entry names[MAX_NAMES];
     uint32_t name_count;
+    uint16_t name_head[NAME_LOOKUP];  /* index + 1 of the newest name per bucket (hash % NAME_LOOKUP) */
     template_entry *templates;
     uint32_t template_count;
     int32_t slots[TEMPLATE_SLOTS];  /* index + 1 into templates, 0 = empty (linear probing) */
@@ -106,6 +110,7 @@ void evtx_chunk_reset(evtx_chunk *c, uint64_t first_record_id)
     c->first_id = first_record_id;
     c->count = 0;
     c->name_count = 0;
+    memset(c->name_head, 0, sizeof c->name_head);
     c->template_count = 0;
     memset(c->slots, 0, sizeof c->slots);
     c->key_bytes = 0;
@@ -204,8 +209,9 @@ void evtx_put_name(evtx_chunk *c, const char *name)
 {
     size_t n = strlen(name);
     uint16_t hash = name_hash(name);
-    for (uint32_t i = 0; i < c->name_count; i++) {
-        const name_entry *e = &c->names[i];
+    uint16_t *head = &c->name_head[hash % NAME_LOOKUP];
+    for (uint16_t i = *head; i; i = c->names[i - 1].next) {
+        const name_entry *e = &c->names[i - 1];
         if (e->hash == hash && e->length == n && name_matches(c, e, name, n)) {
             evtx_put_u32(c, e->offset);
             return;
@@ -226,7 +232,8 @@ void evtx_put_name(evtx_chunk *c, const char *name)
     evtx_put_u16(c, 0);
     if (c->failed) return;
     evtx_store_u32(c->buf + bucket, offset);
-    c->names[c->name_count++] = (name_entry){offset, hash, (uint16_t)n};
+    c->names[c->name_count] = (name_entry){offset, hash, (uint16_t)n, *head};
+    *head = (uint16_t)++c->name_count;
 }
 
 /* ---- templates -------------------------------------------------------------------------------------- */
@@ -294,7 +301,15 @@ static void rollback(evtx_chunk *c)
 {
     /* templates come off in reverse order of insertion, which keeps linear probing chains intact */
     while (c->template_count > c->saved.templates) c->slots[c->templates[--c->template_count].slot] = 0;
-    c->name_count = c->saved.names;
+    if (c->name_count != c->saved.names) {  /* once per chunk at most: rebuild the lookup of the names kept */
+        c->name_count = c->saved.names;
+        memset(c->name_head, 0, sizeof c->name_head);
+        for (uint32_t i = 0; i < c->name_count; i++) {
+            uint16_t *head = &c->name_head[c->names[i].hash % NAME_LOOKUP];
+            c->names[i].next = *head;
+            *head = (uint16_t)(i + 1);
+        }
+    }
     c->key_bytes = c->saved.key_bytes;
     memcpy(c->buf + STRING_TABLE, c->saved.tables, sizeof c->saved.tables);
     memset(c->buf + c->saved.length, 0, c->length - c->saved.length);
