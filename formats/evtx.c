@@ -21,6 +21,7 @@
 #include "etl/etl_diff.h"
 #include "evtx/evtx_binxml.h"
 #include "evtx/evtx_chunk.h"
+#include "evtx/evtx_computer.h"
 #include "evtx/evtx_value.h"
 #include "format_util.h"
 
@@ -40,6 +41,7 @@ typedef struct evtx_state {
     uint64_t next_id;      /* record id of the next event */
     uint64_t chunks;       /* chunks written */
     uint64_t truncated;    /* events shortened to fit one record */
+    evtx_computers computers;  /* per input file: the machine its SystemConfig rundown names, or "" */
     int failed;
 } evtx_state;
 
@@ -162,7 +164,9 @@ static void write_system(evtx_state *st, const etl_decoded_event *ev)
     evtx_end(e);
 
     element_string(e, EVTX_N_CHANNEL, ev->channel_name ? ev->channel_name : "", NO_CAP);
-    element_string(e, EVTX_N_COMPUTER, "", NO_CAP);  /* an ETL does not name its machine */
+    /* tracerpt leaves Computer empty; etlconv names the machine when the file's kernel rundown does */
+    const char *computer = r->file_index < st->computers.count ? st->computers.names[r->file_index] : "";
+    element_string(e, EVTX_N_COMPUTER, computer, NO_CAP);
 
     evtx_open(e, EVTX_N_SECURITY);
     size_t sid_size = 0;
@@ -275,6 +279,109 @@ static void write_binary_element(evtx_event *e, evtx_name name, const uint8_t *p
     evtx_end(e);
 }
 
+/* ---- UserData: the manifest template's own element layout (etl_event_info.user_data) ------------------ */
+
+#define USER_DATA_MAX_PROPERTIES 256
+#define USER_DATA_MAX_TEXT 1024
+
+/* slot[k]: the field of top-level property k when it is one plain value (not a struct or an array), else -1. */
+static int user_data_slots(const etl_decoded_event *ev, int32_t *slot)
+{
+    uint32_t n = ev->info->top_level_count;
+    if (n > USER_DATA_MAX_PROPERTIES || !ev->info->properties) return -1;
+    for (uint32_t k = 0; k < n; k++) slot[k] = -1;
+    for (size_t i = 0; i < ev->field_count; i++) {
+        const etl_field *f = &ev->fields[i];
+        if (f->kind != ETL_FIELD_VALUE || f->depth != 0 || f->array_index >= 0 || !f->property) continue;
+        ptrdiff_t k = f->property - ev->info->properties;
+        if (k >= 0 && (uint32_t)k < n) slot[k] = (int32_t)i;
+    }
+    return 0;
+}
+
+/* The text up to the layout's \x02 separator, NUL-terminated in buf; NULL when too long or unterminated. */
+static const char *user_data_item(const char **p, char *buf)
+{
+    const char *end = strchr(*p, '\x02');
+    if (!end || end - *p >= USER_DATA_MAX_TEXT) return NULL;
+    memcpy(buf, *p, (size_t)(end - *p));
+    buf[end - *p] = '\0';
+    *p = end + 1;
+    return buf;
+}
+
+/* Names readers can take as written: printable ASCII without markup characters (the chunk's name table holds
+ * UTF-16 of 8-bit characters). */
+static int user_data_name_ok(const char *s)
+{
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (*s <= ' ' || *s > '~' || strchr("<>&\"'=/", *s)) return 0;
+    return 1;
+}
+
+/* Content text: literal parts and "%N" substitutions of top-level property N's value. */
+static int user_data_text(evtx_state *st, const etl_decoded_event *ev, const int32_t *slot, char *text, size_t cap,
+                          int emit)
+{
+    char *p = text;
+    while (*p) {
+        char *pct = p;
+        while (*pct && !(pct[0] == '%' && pct[1] >= '1' && pct[1] <= '9')) pct++;
+        if (pct > p && emit) {
+            char keep = *pct;
+            *pct = '\0';
+            evtx_text(&st->event, p);
+            *pct = keep;
+        }
+        if (!*pct) break;
+        unsigned long k = strtoul(pct + 1, &p, 10);
+        if (k == 0 || k > ev->info->top_level_count || slot[k - 1] < 0) return -1;
+        if (emit) write_field_value(st, ev, &ev->fields[slot[k - 1]], cap);
+    }
+    return 0;
+}
+
+/* One pass over the layout: emit == 0 only checks that every item can be written as Windows would. */
+static int user_data_walk(evtx_state *st, const etl_decoded_event *ev, const int32_t *slot, size_t cap, int emit)
+{
+    evtx_event *e = &st->event;
+    char name[USER_DATA_MAX_TEXT], text[USER_DATA_MAX_TEXT];
+    int depth = 0;
+    for (const char *p = ev->info->user_data; *p;) {
+        char code = *p++;
+        if (code == '\x01') {
+            if (!user_data_item(&p, name) || !user_data_name_ok(name) || depth == MAX_NESTING) return -1;
+            if (emit) evtx_open_named(e, name);
+            depth++;
+        } else if (code == '\x03') {
+            if (!user_data_item(&p, name) || !user_data_item(&p, text) || !user_data_name_ok(name)) return -1;
+            if (strchr(text, '%')) return -1;  /* substitutions in attributes: not in any known manifest */
+            if (emit) evtx_attr_text_named(e, name, text);
+        } else if (code == '\x04') {
+            if (!user_data_item(&p, text) || depth == 0 || user_data_text(st, ev, slot, text, cap, emit) != 0) return -1;
+        } else if (code == '\x05') {
+            if (depth-- == 0) return -1;
+            if (emit) evtx_end(e);
+        } else {
+            return -1;
+        }
+    }
+    return depth == 0 ? 0 : -1;
+}
+
+/* <UserData> as the template lays it out; -1 (nothing written) when the layout names a struct or array
+ * property or is otherwise out of reach: the event then keeps EventData. */
+static int write_user_data(evtx_state *st, const etl_decoded_event *ev, size_t cap)
+{
+    int32_t slot[USER_DATA_MAX_PROPERTIES];
+    if (user_data_slots(ev, slot) != 0 || user_data_walk(st, ev, slot, cap, 0) != 0) return -1;
+    evtx_open(&st->event, EVTX_N_USERDATA);
+    user_data_walk(st, ev, slot, cap, 1);
+    evtx_end(&st->event);
+    return 0;
+}
+
 static void write_payload(evtx_state *st, const etl_decoded_event *ev, size_t cap)
 {
     evtx_event *e = &st->event;
@@ -299,6 +406,9 @@ static void write_payload(evtx_state *st, const etl_decoded_event *ev, size_t ca
         evtx_end(e);
         return;
     }
+    if (ev->status == ETL_DECODE_OK && !ev->string_only && ev->info && ev->info->user_data &&
+        write_user_data(st, ev, cap) == 0)
+        return;
     evtx_open(e, EVTX_N_EVENTDATA);
     if (ev->string_only && ev->field_count > 0 && ev->fields[0].kind == ETL_FIELD_VALUE) {
         element_string(e, EVTX_N_DATA, ev->fields[0].value, cap);  /* Windows: EventData/Data, no name */
@@ -429,6 +539,9 @@ static int evtx_event_cb(void *state, const etl_decoded_event *ev)
 static int evtx_begin(void *state)
 {
     evtx_state *st = state;
+    /* --stable: no machine facts */
+    if (st->options.trace && !st->options.stable && evtx_computers_find(st->options.trace, &st->computers) != 0)
+        return -1;
     if (!st->options.sink_write_at) {
         st->spool = tmpfile();
         if (!st->spool) {
@@ -479,6 +592,7 @@ static void evtx_destroy(void *state)
     if (!st) return;
     evtx_chunk_free(st->chunk);
     evtx_event_free(&st->event);
+    evtx_computers_free(&st->computers);
     if (st->spool) fclose(st->spool);
     free(st);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cpu_time.h"
+#include "decode/render.h"
 #include "etl/etl_diff.h"
 #include "format_util.h"
 #include "fast_text.h"
@@ -86,32 +87,6 @@ static void put_hex(xml_state *st, const uint8_t *bytes, size_t length)
     fmt_buf_put_hex(&st->out, bytes, length, 1);
 }
 
-/* SID layout (MS-DTYP 2.4.2.2): revision (1 byte), sub-authority count (1), identifier authority (6,
- * big-endian), then the sub-authorities (4 bytes each, little-endian). */
-#define SID_REVISION 0
-#define SID_SUBAUTHORITY_COUNT 1
-#define SID_AUTHORITY 2
-#define SID_AUTHORITY_SIZE 6
-#define SID_HEADER_SIZE 8
-#define SID_MAX_SUBAUTHORITIES 15
-#define SID_TEXT_CAP (16 + 21 + SID_MAX_SUBAUTHORITIES * 11)
-
-/* "S-1-5-18" from the record's SID extended item; 0 when there is none or it does not fit. */
-static int sid_text(const etl_event_record *r, char *out)
-{
-    size_t size;
-    const uint8_t *d = etl_record_sid(r, &size);
-    if (!d) return 0;
-    uint64_t authority = 0;
-    for (int k = 0; k < SID_AUTHORITY_SIZE; k++) authority = authority << 8 | d[SID_AUTHORITY + k];
-    char num[FMT_INT_CAP];
-    char *p = out;
-    p += sprintf(p, "S-%u-%s", (unsigned)d[SID_REVISION], fmt_u64(authority, num));
-    for (unsigned k = 0; k < d[SID_SUBAUTHORITY_COUNT]; k++)
-        p += sprintf(p, "-%s", fmt_u64(etl_le32(d + SID_HEADER_SIZE + 4 * k), num));
-    return 1;
-}
-
 static void write_system(xml_state *st, const etl_decoded_event *ev)
 {
     const etl_event_record *r = ev->record;
@@ -171,10 +146,11 @@ static void write_system(xml_state *st, const etl_decoded_event *ev)
     else
         PUTL(st, "\t\t<Channel />\n");
     PUTL(st, "\t\t<Computer />\n");
-    char sid[SID_TEXT_CAP];
-    if (sid_text(r, sid)) {
+    size_t sid_size;
+    const uint8_t *sid = etl_record_sid(r, &sid_size);
+    if (sid) {  /* one SID text for payload and header: ConvertSidToStringSid's form */
         PUTL(st, "\t\t<Security UserID=\"");
-        put(st, sid);
+        etl_render_sid(&st->out, sid, sid_size);
         PUTL(st, "\" />\n");
     }
     PUTL(st, "\t</System>\n");

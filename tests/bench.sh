@@ -11,8 +11,9 @@
 #  4. Every tests/bench_*.sh other features add; their output goes in a section of its own.
 # Environment: BENCH_MB, ROUNDS, MIXES (names below), WRITERS (default: all registered + info), BENCH_J (-j for
 # the writer rows; default: etlconv's own default, all cores), JOBS (the -j values of the extra xml rows,
-# default "1 2"), CALLGRIND. CPU s is user + system time of all threads (getrusage): on a loaded machine the
-# steadier figure; events/s and MB/s are wall-clock.
+# default "1 2"; a table after each size compares them: CPU ratio and wall speed-up), CALLGRIND. CPU s is
+# user + system time of all threads (getrusage): on a loaded machine the steadier figure; events/s and MB/s
+# are wall-clock. BENCH_MB=1024 gives the issue's 1 GB figures (about 1 GB of disk per mix).
 set -eu
 BUILD=${BUILD:-build}
 ETLCONV=${ETLCONV:-$BUILD/etlconv}
@@ -111,9 +112,22 @@ for size in $BENCH_MB; do
             for j in ${JOBS:-1 2}; do
                 set -- $(run_one xml "$f" -j "$j")
                 say "$(row "$mix" "xml -j $j" "$ev" "$mb" "$@")"
+                echo "$mix $size $j $1 $5" >> "$tmp/jobs"  # wall s, CPU s
             done
         fi
     done
+    if [ -s "$tmp/jobs" ]; then
+        say ""
+        say "XML with -j N against -j 1, traces of about $size MB: CPU seconds of all threads (the work -j N adds)"
+        say "and wall-clock speed-up (meaningful only on an otherwise idle machine; load now: $(cut -d' ' -f1-3 /proc/loadavg))."
+        say ""
+        say "| mix | -j | CPU s | CPU s at -j 1 | CPU ratio | wall s | wall s at -j 1 | wall speed-up |"
+        say "|---|---:|---:|---:|---:|---:|---:|---:|"
+        awk '$3 == 1 { w1[$1] = $4; c1[$1] = $5 }
+             $3 != 1 && ($1 in w1) { printf "| %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2fx |\n", $1, $3, $5, c1[$1],
+                 $5 / (c1[$1] > 0 ? c1[$1] : 1e-9), $4, w1[$1], w1[$1] / ($4 > 0 ? $4 : 1e-9) }' "$tmp/jobs" | tee -a "$report"
+        rm -f "$tmp/jobs"
+    fi
 done
 
 if [ "$have_valgrind" = yes ]; then

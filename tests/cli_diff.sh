@@ -40,7 +40,7 @@ for f in testdata/*/*.etl.gz; do
   done
   mv "$b.1.txt" "$b.golden"; [ -e "$b.1.jsonl" ] && mv "$b.1.jsonl" "$b.golden.jsonl"; rm -f "$b".[1234].*
 done
-check "$traces" 30 "30 corpus traces converted"
+check "$traces" 32 "32 corpus traces converted"
 check "$unstable" "" "--stable output identical across TZ=UTC/Asia/Kolkata/America/Los_Angeles, LC_ALL=C/$UTF8, --local, two runs"
 
 # --- diff X X and diff golden(X) X: exit 0, report says "same" and nothing else ---------------------------
@@ -58,7 +58,7 @@ for g in "$T"/*.golden.jsonl; do
   f=$(ls testdata/*/"$(basename "$g" .golden.jsonl).etl.gz"); jsonl_goldens=$((jsonl_goldens + 1))
   $ETLCONV diff -q "$g" "$f" > "$T/dj" 2>/dev/null && [ "$(sed 1,2d "$T/dj")" = same ] || notsame="$notsame $(basename "$f")"
 done
-check "$jsonl_goldens:$notsame" "27:" "JSON Lines baselines: diff golden.jsonl(X) X exits 0 with an empty report (27 traces)"
+check "$jsonl_goldens:$notsame" "29:" "JSON Lines baselines: diff golden.jsonl(X) X exits 0 with an empty report (29 traces)"
 
 # --- a golden of CrossMachineHTTP edited: two lines deleted, one duplicated, a value changed, one event
 # moved to another thread of its process. OLD = the edited golden, NEW = the trace, so the report must say:

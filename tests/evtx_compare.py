@@ -2,9 +2,12 @@
 """Checks an EVTX file etlconv wrote against etlconv's own XML of the same trace, with readers nobody here
 wrote: libevtx's evtxexport (-f xml) and python-evtx (module Evtx), plus the CRC32s recomputed with zlib.
 
-usage: evtx_compare.py XML EVTX [--python all|edges|none] [--libevtx yes|no]
+usage: evtx_compare.py XML EVTX [--python all|edges|every:N|none] [--libevtx yes|no] [--computer NAME]
+                       [--manifest FILE]...
   XML may be '-' with --records N: structure and CRC checks only, against N records
-  --python edges: python-evtx reads only the first and the last chunk (it reads ~100 records/s)
+  --python all: every record (through python-evtx's parsing API, see FastRecords; the first and last chunk
+  also through its XML rendering); edges: the first and the last chunk; every:N: those and every Nth chunk
+  --computer NAME: every record's System/Computer must be NAME (etlconv's XML leaves it empty, as tracerpt)
 
 Structure checks (every chunk): "ElfFile"/"ElfChnk" signatures, file header CRC32 over bytes 0-119, chunk
 header CRC32 over bytes 0-119 + 128-511, event records CRC32 over 512..free space offset, chunk record
@@ -14,6 +17,12 @@ Per record, for each reader: provider name and GUID, EventID, Version, Level, Ta
 TimeCreated (to 100 ns), ProcessID, ThreadID, and the payload as (path, value) pairs: EventData/Data
 (ComplexData names joined with '/'), the bare string-only Data, BinaryEventData, ProcessingErrorData
 (ErrorCode, EventPayload), DebugData (SequenceNumber, FlagsName, LevelName, Component, FileLine, Function, Message).
+
+UserData (events whose manifest template has a <UserData> layout, written as Windows writes them; --manifest
+FILE, repeatable, names the manifests, read here with ElementTree): the record's leaf elements must be the
+template's, in order, and each must hold the XML's EventData/Data of the property its "%N" names (by position
+in the template, as Windows substitutes: ClrEtwAll's ModuleLoadUnload_V2 puts %4, the property Reserved1,
+in its ModuleILPath element, and so does this file). The summary counts these records (userdata-READER=N).
 
 Normalisation (what differs only in how a reader prints a value, never in the value):
   * an absent attribute or element equals an empty one (readers leave out null optional values);
@@ -132,10 +141,20 @@ def payload(event):
                 out.append((prefix + c.get('Name', ''), text_of(c)))
             elif name == 'ComplexData':
                 walk(c, prefix + c.get('Name', '') + '/')
+    def walk_user(elem):
+        kids = list(elem)
+        if not kids:
+            out.append(('UserData:' + local(elem.tag), text_of(elem)))
+        for c in kids:
+            walk_user(c)
     for part in event:
         name = local(part.tag)
         if name == 'EventData':
             walk(part, '')
+        elif name == 'UserData':  # the manifest template's layout: leaf elements, named as its properties
+            for c in part:
+                for leaf in c:
+                    walk_user(leaf)
         elif name == 'Data':  # etlconv's XML: tracerpt's bare string-only Data
             out.append(('', text_of(part)))
         elif name == 'BinaryEventData':
@@ -164,6 +183,8 @@ def canon(event):
         'pid': execution.get('ProcessID', '') if execution is not None else '',
         'tid': execution.get('ThreadID', '') if execution is not None else '',
         'payload': payload(event),
+        'computer': text_of(g('Computer')),
+        'payload_kind': next((local(p.tag) for p in event if local(p.tag) != 'System'), ''),
     }
 
 
@@ -243,13 +264,92 @@ def same(ref, got, reader):
     return False
 
 
+MANIFESTS = []  # --manifest FILE: where the UserData layouts come from (read with ElementTree on first use)
+LAYOUTS = {}
+
+
+TRACE_GUIDS = set()  # providers of the XML's events: manifests naming none of them are not parsed
+
+
+def user_data_layout(got):
+    """The template's UserData leaves for the record's (provider GUID, event id, version): a list of
+    (element local name, name of the property its "%N" stands for, or None for literal text)."""
+    if not LAYOUTS and MANIFESTS:
+        ns = '{http://schemas.microsoft.com/win/2004/08/events}'
+        LAYOUTS[None] = None
+        for man in MANIFESTS:
+            text = open(man, 'rb').read().decode('utf-8', 'replace').lower()
+            if not any(g in text for g in TRACE_GUIDS):
+                continue
+            for prov in ET.parse(man).getroot().iter(ns + 'provider'):
+                guid = prov.get('guid', '').lower().strip('{}')
+                templates = {t.get('tid'): t for t in prov.iter(ns + 'template')}
+                for ev in prov.iter(ns + 'event'):
+                    t = templates.get(ev.get('template'))
+                    ud = t.find(ns + 'UserData') if t is not None else None
+                    if ud is None:
+                        continue
+                    fields = [c for c in t if local(c.tag) in ('data', 'struct')]
+                    props = [c.get('name') for c in fields]
+                    leaves = []
+                    plain = True  # every "%N" a single value (not a struct, not an array): else EventData
+                    for top in ud:
+                        for el in top.iter():
+                            if el is top or len(el):
+                                continue
+                            m = re.match(r'^\s*%(\d+)\s*$', el.text or '')
+                            k = int(m.group(1)) if m else 0
+                            if 0 < k <= len(fields) and (local(fields[k - 1].tag) == 'struct' or fields[k - 1].get('count')):
+                                plain = False
+                            leaves.append((local(el.tag), props[k - 1] if 0 < k <= len(props) else None))
+                    key = (guid, int(ev.get('value'), 0), int(ev.get('version') or '0', 0))
+                    LAYOUTS.setdefault(key, leaves if plain else False)
+    try:
+        key = (got['guid'].lower().strip('{}'), int(got['id']), int(got['version']))
+    except ValueError:
+        return None
+    return LAYOUTS.get(key) or None
+
+
+def expected_user_data(refs):
+    """Records of the XML whose event has a UserData template of plain values and decoded cleanly."""
+    if not MANIFESTS:
+        return None
+    user_data_layout({'guid': '', 'id': '0', 'version': '0'})  # load
+    return sum(1 for r in refs if r is not None and r['payload_kind'] == 'EventData' and
+               user_data_layout(r) is not None)
+
+
+USER_DATA = {}  # per reader: records whose payload came as UserData
+COMPUTER = []  # --computer NAME: what every record's System/Computer must say
+
+
 def compare(ref, got, reader, index, errors):
+    if COMPUTER and got['computer'] != COMPUTER[0]:
+        errors.append('%s record %d: Computer %r != %r' % (reader, index + 1, got['computer'], COMPUTER[0]))
     for key in ('provider', 'guid', 'id', 'version', 'level', 'task', 'opcode', 'keywords', 'pid', 'tid'):
         if not same(ref[key], got[key], reader):
             errors.append('%s record %d: %s %r != %r' % (reader, index + 1, key, ref[key], got[key]))
     if not same(ref['time'], got['time'], reader):
         errors.append('%s record %d: time %r != %r' % (reader, index + 1, ref['time'], got['time']))
     rp, gp = ref['payload'], got['payload']
+    if gp and gp[0][0].startswith('UserData:'):  # etlconv's XML has EventData: map through the manifest
+        USER_DATA[reader] = USER_DATA.get(reader, 0) + 1
+        layout = user_data_layout(got)
+        if layout is None:
+            errors.append('%s record %d: UserData, but no manifest template with UserData for the event' % (reader, index + 1))
+            return
+        by_name = {}
+        for n, v in rp:
+            by_name.setdefault(n, v)
+        if [n[len('UserData:'):] for n, _ in gp] != [n for n, _ in layout]:
+            errors.append('%s record %d: UserData elements %r != the template\'s %r' % (reader, index + 1, gp[:4], layout[:4]))
+            return
+        for (n, gv), (_, prop) in zip(gp, layout):
+            want = by_name.get(prop, '') if prop else ''
+            if not same(want, gv, reader):
+                errors.append('%s record %d: UserData %s (%s) %r != %r' % (reader, index + 1, n, prop, want[:80], gv[:80]))
+        return
     if [n for n, _ in rp] != [n for n, _ in gp]:
         errors.append('%s record %d: payload names %r != %r' % (reader, index + 1, rp[:8], gp[:8]))
         return
@@ -260,74 +360,232 @@ def compare(ref, got, reader, index, errors):
 
 # ---- readers ---------------------------------------------------------------------------------------
 
-def libevtx_events(path):
-    out = subprocess.run(['evtxexport', '-f', 'xml', path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    text = out.stdout.decode('utf-8', 'replace')
-    for m in re.finditer(r'<Event xmlns.*?</Event>', text, re.S):
-        yield ET.fromstring(m.group(0))
-    if out.returncode != 0:
-        raise RuntimeError('evtxexport failed: ' + out.stderr.decode('utf-8', 'replace')[-400:])
+def start_libevtx(path):
+    """evtxexport runs beside python-evtx (another core), into a temporary file read afterwards."""
+    import tempfile
+    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    return subprocess.Popen(['evtxexport', '-f', 'xml', path], stdout=out, stderr=err), out, err
 
 
-def python_events(path, mode):
+def libevtx_events(started):
+    proc, out, err = started
+    rc = proc.wait()
+    out.seek(0)
+    lines = []
+    for line in out:  # one record: '<Event xmlns=...' up to '</Event>'
+        if lines or line.startswith(b'<Event xmlns'):
+            lines.append(line)
+            if line.rstrip().endswith(b'</Event>'):
+                yield ET.fromstring(b''.join(lines).decode('utf-8', 'replace'))
+                lines = []
+    if rc != 0:
+        err.seek(0)
+        raise RuntimeError('evtxexport failed: ' + err.read().decode('utf-8', 'replace')[-400:])
+
+
+class _Marker(object):
+    """A stand-in substitution value: python-evtx's renderer writes its string() where the value goes."""
+    def __init__(self, index):
+        self.index = index
+
+    def string(self):
+        return '\ue000%d\ue001' % self.index
+
+
+class _TemplateRoot(object):
+    """What Views.render_root_node_with_subs needs of a root node: the template."""
+    def __init__(self, template):
+        self._template = template
+
+    def template(self):
+        return self._template
+
+
+MARKER_RE = re.compile('&#57344;([0-9]+)&#57345;')
+
+
+def template_names(node, lo, hi, out):
+    """Element and attribute names a parsed template takes from outside its own bytes [lo, hi)."""
+    import Evtx.Nodes as nodes
+    for c in node.children():
+        if isinstance(c, (nodes.OpenStartElementNode, nodes.AttributeNode)):
+            off = c.string_offset()
+            if not lo <= off < hi:
+                out.append((off, c._chunk.strings()[off].string()))
+        template_names(c, lo, hi, out)
+    return out
+
+
+class FastRecords(object):
+    """Records read with python-evtx's parsing API instead of its XML rendering (~10x faster): for each
+    record, python-evtx's Record -> RootNode -> TemplateInstanceNode, and each substitution value decoded by
+    python-evtx (Nodes.get_variant_value, .string()); the template rendered by python-evtx's own renderer
+    (Views.render_root_node_with_subs) once with placeholder values, kept and reused while the template's
+    bytes, its place in the chunk and the names it takes from elsewhere in the chunk (checked through
+    python-evtx's string table) are the same. The text is then what Record.xml() gives, piece for piece:
+    render_root_node_with_subs writes template text and escape_value(value.string()) for each
+    substitution. --python all checks that claim on the first and last chunk against Record.xml()."""
+
+    def __init__(self):
+        self.skeletons = {}
+        self.rendered = 0
+
+    def skeleton(self, chunk, ti):
+        import Evtx.Nodes as nodes
+        import Evtx.Views as views
+        off = ti.template_offset()
+        base = chunk.offset() + off
+        size = struct.unpack_from('<I', chunk._buf, base + 0x14)[0]
+        key = (off, bytes(chunk._buf[base:base + 0x18 + size]))
+        hit = self.skeletons.get(key)
+        if hit is not None and all(o in chunk.strings() and chunk.strings()[o].string() == name
+                                   for o, name in hit[1]):
+            return hit[0]
+        template = nodes.TemplateNode(chunk._buf, base, chunk, ti)
+        count = 1 + max([c.index() for c in walk_nodes(template)
+                         if isinstance(c, (nodes.NormalSubstitutionNode, nodes.ConditionalSubstitutionNode))] or [0])
+        text = views.render_root_node_with_subs(_TemplateRoot(template), [_Marker(i) for i in range(count)])
+        parts = MARKER_RE.split(text)
+        names = template_names(template, off, off + 0x18 + size, [])
+        self.skeletons[key] = (parts, names)
+        self.rendered += 1
+        return parts
+
+    def xml(self, chunk, record):
+        import Evtx.Nodes as nodes
+        import Evtx.Views as views
+        root = record.root()
+        ti = root.template_instance()
+        parts = self.skeleton(chunk, ti)
+        # the substitution array follows the template instance (and the template, when it is defined
+        # there), as RootNode.substitutions() finds it; each value decoded by python-evtx
+        ofs = ti.offset() - root.offset() + ti.length()
+        count = root.unpack_dword(ofs)
+        ofs += 4
+        decl = [(root.unpack_word(ofs + 4 * i), root.unpack_byte(ofs + 4 * i + 2)) for i in range(count)]
+        ofs += 4 * count
+        subs = []
+        for size, type_ in decl:
+            val = nodes.get_variant_value(root._buf, root.offset() + ofs, chunk, root, type_, length=size)
+            if abs(size - val.length()) > 4:
+                raise nodes.ParseException('Invalid substitution value size')
+            subs.append(val)
+            ofs += size
+        out = []
+        for i, p in enumerate(parts):
+            if i % 2 == 0:
+                out.append(p)
+                continue
+            sub = subs[int(p)]
+            if isinstance(sub, nodes.BXmlTypeNode):
+                out.append(views.render_root_node(sub.root()))
+            else:
+                out.append(views.escape_value(sub.string()))
+        return ''.join(out), subs
+
+
+def walk_nodes(node):
+    for c in node.children():
+        yield c
+        for d in walk_nodes(c):
+            yield d
+
+
+def python_events(path, mode, errors):
+    """mode: all (every record; the first and last chunk also through Record.xml(), which must give the
+    same text), edges (first and last chunk), every:N (those and every Nth chunk)."""
     import Evtx.Evtx as evtx
+    fast = FastRecords()
     with evtx.Evtx(path) as log:
         chunks = list(log.chunks())
-        picked = range(len(chunks)) if mode == 'all' else sorted({0, len(chunks) - 1}) if chunks else []
-        for ci in picked:
-            for r in chunks[ci].records():
-                e = ET.fromstring(r.xml())
-                raw = r.root().substitutions()[8]  # TimeCreated (formats/evtx.c substitution order)
-                ticks = raw.unpack_qword(0)
+        last = len(chunks) - 1
+        step = int(mode.split(':')[1]) if mode.startswith('every:') else 1 if mode == 'all' else 0
+        for ci, chunk in enumerate(chunks):
+            edge = ci in (0, last)
+            if not edge and not (step and ci % step == 0):
+                continue
+            for r in chunk.records():
+                text, subs = fast.xml(chunk, r)
+                if edge and text != r.xml():
+                    errors.append('python-evtx record %d: parsed text differs from Record.xml()' % r.record_num())
+                e = ET.fromstring(text)
+                ticks = subs[8].unpack_qword(0)  # TimeCreated (formats/evtx.c substitution order)
                 yield r.record_num() - 1, e, ticks
+
+
+def read_refs(xml_path, wanted):
+    """etlconv's XML, one canonical event per record; only the records in wanted (a set; None: all) are kept."""
+    refs = []
+    for _, e in ET.iterparse(xml_path):
+        if e.tag == NS + 'Event':
+            refs.append(canon(e) if wanted is None or len(refs) in wanted else None)
+            e.clear()
+    return refs
+
+
+def compare_python(refs, got, mode, errors):
+    n = 0
+    for index, e, ticks in got:
+        n += 1
+        if index >= len(refs):
+            errors.append('python-evtx record %d beyond the XML' % (index + 1))
+            continue
+        compare(refs[index], e, 'python-evtx', index, errors)
+        want, _ = as_ns(refs[index]['time'])
+        if want is not None and want // 100 != ticks:  # raw FILETIME: 100 ns units since 1601
+            errors.append('python-evtx record %d: raw TimeCreated %d != %d' % (index + 1, ticks, want // 100))
+    if mode == 'all' and n != len(refs):
+        errors.append('python-evtx read %d records, expected %d' % (n, len(refs)))
+    return n
 
 
 def main():
     args = sys.argv[1:]
-    opts = {'--python': 'all', '--libevtx': 'yes', '--records': None}
+    opts = {'--python': 'all', '--libevtx': 'yes', '--records': None, '--computer': None}
     files = []
     while args:
         a = args.pop(0)
-        if a in opts:
+        if a == '--manifest':
+            MANIFESTS.append(args.pop(0))
+        elif a in opts:
             opts[a] = args.pop(0)
         else:
             files.append(a)
     xml_path, evtx_path = files
-    refs = []
+    if opts['--computer'] is not None:
+        COMPUTER.append(opts['--computer'])
+    errors = []
+    counts = {}
     if opts['--records'] is not None:  # structure only, against a known count
         refs = [None] * int(opts['--records'])
         opts['--libevtx'], opts['--python'] = 'no', 'none'
-    else:
-        for _, e in ET.iterparse(xml_path):
-            if e.tag == NS + 'Event':
-                refs.append(canon(e))
-                e.clear()
-    errors = []
+    libevtx = start_libevtx(evtx_path) if opts['--libevtx'] == 'yes' else None
+    sampled = opts['--python'] not in ('all', 'none') and not libevtx
+    got = []
+    if sampled:  # python-evtx first: only its records' XML is kept
+        got = [(i, canon(e), t) for i, e, t in python_events(evtx_path, opts['--python'], errors)]
+    if opts['--records'] is None:
+        refs = read_refs(xml_path, {i for i, _, _ in got} if sampled else None)
+    TRACE_GUIDS.update(r['guid'].lower().strip('{}') for r in refs if r is not None and r['guid'])
+    if opts['--python'] != 'none' and not sampled:  # streamed: memory for one record at a time
+        got = ((i, canon(e), t) for i, e, t in python_events(evtx_path, opts['--python'], errors))
     chunks = check_structure(evtx_path, len(refs), errors)
-    counts = {}
-    if opts['--libevtx'] == 'yes':
+    if opts['--python'] != 'none':
+        counts['python-evtx'] = compare_python(refs, got, opts['--python'], errors)
+    if libevtx:
         n = 0
-        for n, e in enumerate(libevtx_events(evtx_path), 1):
+        for n, e in enumerate(libevtx_events(libevtx), 1):
             if n <= len(refs):
                 compare(refs[n - 1], canon(e), 'libevtx', n - 1, errors)
         counts['libevtx'] = n
         if n != len(refs):
             errors.append('libevtx read %d records, expected %d' % (n, len(refs)))
-    if opts['--python'] != 'none':
-        n = 0
-        for index, e, ticks in python_events(evtx_path, opts['--python']):
-            n += 1
-            if index >= len(refs):
-                errors.append('python-evtx record %d beyond the XML' % (index + 1))
-                continue
-            got = canon(e)
-            compare(refs[index], got, 'python-evtx', index, errors)
-            want, _ = as_ns(refs[index]['time'])
-            if want is not None and want // 100 != ticks:  # raw FILETIME: 100 ns units since 1601
-                errors.append('python-evtx record %d: raw TimeCreated %d != %d' % (index + 1, ticks, want // 100))
-        counts['python-evtx'] = n
-        if opts['--python'] == 'all' and n != len(refs):
-            errors.append('python-evtx read %d records, expected %d' % (n, len(refs)))
+    counts.update(('userdata-' + k, v) for k, v in USER_DATA.items())
+    want = expected_user_data(refs) if opts['--records'] is None else None
+    for reader in ('libevtx', 'python-evtx'):
+        if want is not None and reader in counts and (reader == 'libevtx' or opts['--python'] == 'all') and \
+                USER_DATA.get(reader, 0) != want:
+            errors.append('%s: %d records with UserData, the manifests give %d' % (reader, USER_DATA.get(reader, 0), want))
     print('records=%d chunks=%d %s errors=%d' % (len(refs), chunks,
           ' '.join('%s=%d' % kv for kv in sorted(counts.items())), len(errors)))
     for e in errors[:20]:

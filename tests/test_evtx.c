@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include <zlib.h>
 
+#include "etl/etl_schema.h"
 #include "etl/etl_writer.h"
 #include "evtx/evtx_value.h"
 #include "support/mem_sink.h"
@@ -55,6 +56,46 @@ static void test_typed_values(void **state)
     expect_bytes(EVTX_GUID, "Foo", EVTX_STRING, (const uint8_t *)"F\0o\0o\0", 6);
     expect_bytes(EVTX_FILETIME, "1.5Z", EVTX_STRING, (const uint8_t *)"1\0.\0" "5\0Z\0", 8);
     expect_bytes(EVTX_UINT16, "-1", EVTX_STRING, (const uint8_t *)"-\0" "1\0", 4);
+    /* integer limits (the digit loop that replaced strtoull) */
+    expect_bytes(EVTX_UINT64, "18446744073709551615", EVTX_UINT64, (const uint8_t *)"\xff\xff\xff\xff\xff\xff\xff\xff", 8);
+    expect_bytes(EVTX_INT64, "-9223372036854775808", EVTX_INT64, (const uint8_t *)"\0\0\0\0\0\0\0\x80", 8);
+    expect_bytes(EVTX_HEXINT64, "0xFFFFFFFFFFFFFFFF", EVTX_HEXINT64, (const uint8_t *)"\xff\xff\xff\xff\xff\xff\xff\xff", 8);
+    expect_bytes(EVTX_UINT64, "18446744073709551616", EVTX_STRING,
+                 (const uint8_t *)"1\0" "8\0" "4\0" "4\0" "6\0" "7\0" "4\0" "4\0" "0\0" "7\0" "3\0" "7\0" "0\0" "9\0" "5\0"
+                                  "5\0" "1\0" "6\0" "1\0" "6\0", 40);
+    expect_bytes(EVTX_INT64, "9223372036854775808", EVTX_STRING,
+                 (const uint8_t *)"9\0" "2\0" "2\0" "3\0" "3\0" "7\0" "2\0" "0\0" "3\0" "6\0" "8\0" "5\0" "4\0" "7\0" "7\0"
+                                  "5\0" "8\0" "0\0" "8\0", 38);
+    expect_bytes(EVTX_HEXINT32, "0x", EVTX_STRING, (const uint8_t *)"0\0x\0", 4);
+    expect_bytes(EVTX_UINT8, "", EVTX_STRING, (const uint8_t *)"", 0);
+    expect_bytes(EVTX_UINT32, "+5", EVTX_STRING, (const uint8_t *)"+\0" "5\0", 4);
+}
+
+/* ---- UserData layouts from manifests ------------------------------------------------------------- */
+
+static int keep_user_data(const etl_event_info *info, etl_schema_key_kind key, void *ctx)
+{
+    (void)key;
+    if (info->user_data) *(const char **)ctx = info->user_data;
+    return 0;
+}
+
+/* Large.man (mc test case) declares <UserData><Root xmlns="urn:uuid:d899..."><Field7>%7</Field7><Field6>%6
+ * </Field6></Root></UserData>: a subset of the template's properties, reordered. The expected layout is
+ * written here from that manifest text, in etl_event_info.user_data's documented form. */
+static void test_user_data_layout(void **state)
+{
+    (void)state;
+    etl_schema_registry *r = etl_schema_registry_new();
+    etl_error err;
+    assert_int_equal(etl_schema_load_manifest_file(r, "testdata/schemas/wevt-mc-testcases/Large.man",
+                                                   ETL_SOURCE_USER_MANIFEST, &err), ETL_OK);
+    const char *layout = NULL;
+    etl_schema_registry_visit(r, keep_user_data, &layout);
+    assert_non_null(layout);
+    assert_string_equal(layout, "\x01" "Root\x02\x03" "xmlns\x02" "urn:uuid:d899d334-4b00-44bd-93db-42f3be07837d\x02"
+                                "\x01" "Field7\x02\x04" "%7\x02\x05\x01" "Field6\x02\x04" "%6\x02\x05\x05");
+    etl_schema_registry_free(r);
 }
 
 /* ---- whole files ---------------------------------------------------------------------------------- */
@@ -172,6 +213,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_typed_values),
+        cmocka_unit_test(test_user_data_layout),
         cmocka_unit_test(test_chunks_and_templates),
         cmocka_unit_test(test_event_larger_than_a_chunk),
         cmocka_unit_test(test_spooled_equals_positional),

@@ -188,11 +188,12 @@ static unsigned read_cvdump(module **modules_out, unsigned *annotations)
 
 /* ---- MSF writer ----------------------------------------------------------------------------------------- */
 
-static bytes build_pdb(module *mods, unsigned count)
+static bytes build_pdb(module *mods, unsigned count, const bytes *tpi)
 {
     /* streams: 0 old directory, 1 PDB info, 2 TPI, 3 DBI, 4 IPI, 5.. module symbol streams */
     unsigned stream_count = 5 + count;
     bytes *streams = calloc(stream_count, sizeof *streams);
+    if (tpi) put(&streams[2], tpi->data, tpi->size);
     put32(&streams[1], 20000404); /* PDB info: version, signature, age, GUID */
     put32(&streams[1], 0);
     put32(&streams[1], 1);
@@ -269,6 +270,113 @@ static bytes build_pdb(module *mods, unsigned count)
     return file;
 }
 
+/* The WPP_BIT_<flag> enumerators of the cvdump's type records, in order, without the prefix. */
+static unsigned wpp_bits(char names[][64], unsigned cap)
+{
+    gzFile gz = gzopen(NEFARIUS "/BthPS3PSM.pdb-cvdump.txt.gz", "rb");
+    assert_non_null(gz);
+    static char line[4096];
+    unsigned n = 0;
+    while (gzgets(gz, line, sizeof line)) {
+        const char *p = strstr(line, "LF_ENUMERATE, public, value = ");
+        const char *q = p ? strstr(p, "name = 'WPP_BIT_") : NULL;
+        if (!q || n >= cap) continue;
+        q += strlen("name = 'WPP_BIT_");
+        size_t len = strcspn(q, "'");
+        snprintf(names[n++], 64, "%.*s", (int)len, q);
+    }
+    gzclose(gz);
+    return n;
+}
+
+static size_t wpp_distinct_numbers(const wpp_store *s)
+{
+    uint8_t seen[65536] = {0};
+    size_t n = 0;
+    for (size_t i = 0; i < wpp_store_statement_count(s); i++)
+        if (!seen[wpp_store_statement_at(s, i)->number]++) n++;
+    return n;
+}
+
+/* ---- a TPI stream with C enums (LLVM's TPI header; cvinfo.h's LF_FIELDLIST / LF_ENUMERATE / LF_INDEX /
+ * LF_ENUM records): WppEnum2Emitter's enums as its source declares them (guscatalano/findneedle
+ * tools/WppEnum2Emitter/WppEnum2Cfg.h), a forward reference first as compilers write it, a field list
+ * continued by LF_INDEX, one value as an LF_USHORT numeric leaf, and an enum nobody asks for. ----------- */
+
+static void type_record(bytes *b, const bytes *body)
+{
+    bytes r = {0};
+    put(&r, body->data, body->size);
+    static const uint8_t pads[] = {0xF3, 0xF2, 0xF1};
+    while ((r.size + 2) % 4) put(&r, &pads[(r.size + 2) % 4 - 1], 1);
+    put16(b, (uint16_t)r.size);
+    put(b, r.data, r.size);
+    free(r.data);
+}
+
+static void enumerate(bytes *b, const char *name, uint16_t value, int as_ushort)
+{
+    put16(b, 0x1502);   /* LF_ENUMERATE */
+    put16(b, 3);        /* public */
+    if (as_ushort) put16(b, 0x8002);
+    put16(b, value);
+    put(b, name, strlen(name) + 1);
+    static const uint8_t pads[] = {0xF3, 0xF2, 0xF1};
+    while (b->size % 4) put(b, &pads[b->size % 4 - 1], 1);
+}
+
+static void enum_record(bytes *b, const char *name, uint16_t count, uint16_t property, uint32_t field)
+{
+    bytes body = {0};
+    put16(&body, 0x1507); /* LF_ENUM */
+    put16(&body, count);
+    put16(&body, property);
+    put32(&body, 0x74);   /* T_INT4 */
+    put32(&body, field);
+    put(&body, name, strlen(name) + 1);
+    type_record(b, &body);
+    free(body.data);
+}
+
+static bytes enum_types(void)
+{
+    bytes records = {0}, body = {0};
+    /* 0x1000: fields of _MYSTATE */
+    put16(&body, 0x1203);
+    enumerate(&body, "StateIdle", 0, 0);
+    enumerate(&body, "StateActive", 1, 0);
+    enumerate(&body, "StateError", 2, 0);
+    type_record(&records, &body);
+    body.size = 0;
+    enum_record(&records, "_MYSTATE", 0, 0x80, 0);     /* 0x1001: forward reference */
+    enum_record(&records, "_MYSTATE", 3, 0, 0x1000);   /* 0x1002 */
+    /* 0x1003: FlagRead, then the rest in 0x1004 */
+    put16(&body, 0x1203);
+    enumerate(&body, "FlagRead", 1, 0);
+    put16(&body, 0x1404); /* LF_INDEX */
+    put16(&body, 0);
+    put32(&body, 0x1004);
+    type_record(&records, &body);
+    body.size = 0;
+    put16(&body, 0x1203);
+    enumerate(&body, "FlagWrite", 2, 1);
+    enumerate(&body, "FlagExec", 4, 0);
+    type_record(&records, &body);
+    free(body.data);
+    enum_record(&records, "_MYFLAGS", 3, 0, 0x1003);   /* 0x1005 */
+    enum_record(&records, "_UNUSED", 3, 0, 0x1000);    /* 0x1006 */
+    bytes tpi = {0};
+    put32(&tpi, 20040203);  /* Version V80 */
+    put32(&tpi, 56);        /* HeaderSize */
+    put32(&tpi, 0x1000);    /* TypeIndexBegin */
+    put32(&tpi, 0x1007);    /* TypeIndexEnd */
+    put32(&tpi, (uint32_t)records.size);
+    while (tpi.size < 56) put32(&tpi, 0);
+    put(&tpi, records.data, records.size);
+    free(records.data);
+    return tpi;
+}
+
 /* ---- the test ----------------------------------------------------------------------------------------- */
 
 static void same_statement(const wpp_store *a, const wpp_statement *x, const wpp_store *b, const wpp_statement *y)
@@ -297,7 +405,7 @@ static void test_pdb_annotations(void **state)
     unsigned annotations;
     unsigned count = read_cvdump(&mods, &annotations);
     assert_int_equal(annotations, 71); /* 70 "TMF:" + 1 "TMC:" */
-    bytes pdb = build_pdb(mods, count);
+    bytes pdb = build_pdb(mods, count, NULL);
     for (unsigned i = 0; i < count; i++) free(mods[i].sym.data);
     free(mods);
 
@@ -326,6 +434,19 @@ static void test_pdb_annotations(void **state)
     assert_int_equal(stats.statements, 70);
     assert_int_equal(stats.refused, 0);
     assert_int_equal(wpp_store_statement_count(from_pdb), 70);
+    /* the "TMC:" annotation: control GUID, name, and flag names in the order of the WPP_BIT_* enumerators
+     * the compiler left in the same PDB's types (cvdump's LF_ENUMERATE list, an independent record) */
+    assert_int_equal(stats.controls, 1);
+    etl_guid control_guid;
+    etl_guid_parse("586aa8b1-53a6-404f-9b3e-14483e514a2c", &control_guid);
+    const wpp_control *control = wpp_store_control(from_pdb, &control_guid);
+    assert_non_null(control);
+    assert_string_equal(control->name, "BthPS3PSMTraceGuid");
+    char bits[16][64];
+    unsigned bit_count = wpp_bits(bits, 16);
+    assert_int_equal(bit_count, 7);
+    assert_int_equal(control->flag_count, bit_count);
+    for (unsigned i = 0; i < bit_count; i++) assert_string_equal(control->flags[i], bits[i]);
 
     /* the same bytes from memory, and through the registry API (-pdb FILE) */
     wpp_store *mem = wpp_store_new();
@@ -366,6 +487,36 @@ static void test_pdb_annotations(void **state)
         }
     }
     assert_int_equal(compared, 70);
+
+    /* the control GUID finds a statement by number alone when one of the five files has that number (the
+     * count comes from tracepdb's TMF files); numbers every file uses (10, 11...) are ambiguous */
+    unsigned unique = 0, ambiguous = 0;
+    for (unsigned number = 0; number < 1000; number++) {
+        unsigned have = 0;
+        const wpp_statement *only = NULL;
+        for (size_t i = 0; i < 5; i++) {
+            etl_guid g;
+            etl_guid_parse(guids[i], &g);
+            const wpp_statement *y = wpp_store_find(tmf, &g, (uint16_t)number);
+            if (y) {
+                have++;
+                only = y;
+            }
+        }
+        wpp_match how;
+        const wpp_statement *x = wpp_store_lookup(from_pdb, &control_guid, (uint16_t)number, 0, &how);
+        if (have == 1) {
+            assert_int_equal(how, WPP_MATCH_CONTROL_GUID);
+            same_statement(from_pdb, x, tmf, only);
+            unique++;
+        } else {
+            assert_null(x);
+            assert_int_equal(how, have ? WPP_MATCH_AMBIGUOUS : WPP_MATCH_NONE);
+            ambiguous += have > 1;
+        }
+    }
+    assert_true(unique > 0 && ambiguous > 0);
+    assert_int_equal(unique + ambiguous, (unsigned)wpp_distinct_numbers(tmf));
     wpp_store_free(tmf);
     wpp_store_free(from_pdb);
 
@@ -485,7 +636,9 @@ static void test_findneedle_pdb(void **state)
     }
     close_before(&m, 0x7FFFFFFF);
     assert_int_equal(etl_schema_load_tmf_path(by_tmf, FINDNEEDLE "/tmf", &err, NULL), ETL_OK);
-    bytes pdb = build_pdb(&m, 1);
+    bytes tpi = enum_types();
+    bytes pdb = build_pdb(&m, 1, &tpi);
+    free(tpi.data);
     free(m.sym.data);
     char path[] = "/tmp/etlconv-wpp-XXXXXX";
     int fd = mkstemp(path);
@@ -505,6 +658,30 @@ static void test_findneedle_pdb(void **state)
     remove(path);
     assert_int_equal(stats.statements, 24);  /* the #typev lines of the ten files (grep -c) */
     assert_int_equal(wpp_store_statement_count(etl_schema_registry_wpp(by_pdb, 0)), 24);
+    /* the two enums WppEnum2Emitter's statement names, from the types: as tracepdb's #enumv blocks say */
+    assert_int_equal(stats.pdb_enums, 2);
+    const wpp_store *ps = etl_schema_registry_wpp(by_pdb, 0), *ts = etl_schema_registry_wpp(by_tmf, 0);
+    assert_null(wpp_store_enum(ps, "_UNUSED"));
+    for (int i = 0; i < 2; i++) {
+        const char *name = i ? "_MYFLAGS" : "_MYSTATE";
+        const wpp_enum *x = wpp_store_enum(ps, name), *y = wpp_store_enum(ts, name);
+        assert_non_null(x);
+        assert_non_null(y);
+        assert_int_equal(x->entry_count, y->entry_count);
+        for (uint32_t k = 0; k < x->entry_count; k++) {
+            assert_string_equal(x->entries[k].name, y->entries[k].name);
+            assert_int_equal(x->entries[k].value, y->entries[k].value);
+        }
+    }
+    unsigned a2, b2;
+    char *x2 = decode_trace(by_tmf, "testdata/findneedle/wppenum2-sample.etl.gz", &a2);
+    char *y2 = decode_trace(by_pdb, "testdata/findneedle/wppenum2-sample.etl.gz", &b2);
+    assert_int_equal(a2, 1);
+    assert_int_equal(b2, 1);
+    assert_string_equal(y2, "main|state=StateActive flags=FlagRead | FlagExec(0x5)\n");
+    assert_string_equal(y2, x2);
+    free(x2);
+    free(y2);
 
     static const char *const traces[] = {"wppemitter", "wppstr", "wpptypes", "wpptypes2", "wppenum", "wpptime",
                                          "wppbin", "wppndis"};

@@ -236,6 +236,13 @@ static void test_xml_security_sid(void **state)
     assert_non_null(strstr(out, "\t\t<Computer />\n\t\t<Security UserID=\"S-1-5-18\" />\n\t</System>"));
     xmlFreeDoc(parse_xml(out));
     free(out);
+    /* MS-DTYP 2.4.2.1: an identifier authority of 2^32 or more is written as 0x and 12 hex digits */
+    static const uint8_t wide_authority[] = {1, 1, 0x01, 0, 0, 0, 0, 0, 7, 0, 0, 0};
+    items[1].data = wide_authority;
+    out = run_writer("xml", &opt, &fx.event, 1);
+    assert_non_null(strstr(out, "<Security UserID=\"S-1-0x010000000000-7\" />"));
+    free(out);
+    items[1].data = local_system;
     items[1].data_size = 11;  /* cut short: no Security element rather than an over-read */
     out = run_writer("xml", &opt, &fx.event, 1);
     assert_null(strstr(out, "<Security"));

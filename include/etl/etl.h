@@ -279,6 +279,13 @@ int etl_process(etl_trace *trace, etl_event_fn callback, void *ctx);
 
 void etl_close(etl_trace *trace);
 
+/* A second handle on an open trace for threads that only ask it about its files (paths, log-file headers,
+ * clocks: etl_trace_file_path, etl_trace_logfile_header, etl_trace_raw_to_filetime) while `trace` is being
+ * processed elsewhere: it shares the files (nothing is reopened), has counters of its own that never change,
+ * and cannot be processed (etl_process returns ETL_ERR_ARG). Close it (etl_close) before `trace`. NULL when
+ * out of memory. */
+etl_trace *etl_trace_view(const etl_trace *trace);
+
 size_t etl_trace_file_count(const etl_trace *trace);
 const char *etl_trace_file_path(const etl_trace *trace, size_t file_index);
 /* NULL when that file has no readable log-file header. */

@@ -136,6 +136,14 @@ typedef struct etl_event_info {
     uint32_t property_count;       /* all entries, struct members included */
     uint32_t top_level_count;      /* the first top_level_count entries are the top-level properties */
     const etl_property_info *properties;
+    /* Manifest templates with a <UserData> child: the element layout Windows renders the payload in (EVTX
+     * writes it), else NULL. Items, in document order (names are qualified names as written):
+     *   "\x01" NAME "\x02"                element start
+     *   "\x03" NAME "\x02" TEXT "\x02"     attribute of the element just started (xmlns declarations too)
+     *   "\x04" TEXT "\x02"                content text, whitespace around it removed
+     *   "\x05"                           element end
+     * In TEXT, "%N" stands for top-level property N (1-based). */
+    const char *user_data;
 } etl_event_info;
 
 /* ---- registry: every schema source feeds one of these ----------------------------------------------- */
@@ -225,6 +233,8 @@ typedef struct etl_tmf_load_stats {
     unsigned enums;            /* #enumv blocks */
     unsigned refused;          /* malformed statements or lines skipped */
     unsigned duplicates;       /* statements whose (message GUID, number) was known already: the first stays */
+    unsigned controls;         /* control GUIDs (PDB "TMC:" annotations) */
+    unsigned pdb_enums;        /* enumerations taken from a PDB's types for ItemEnum/ItemFlagsEnum arguments */
 } etl_tmf_load_stats;
 int etl_schema_load_tmf_path(etl_schema_registry *registry, const char *path, etl_error *err,
                              etl_tmf_load_stats *stats);
@@ -358,6 +368,9 @@ int etl_decoder_learn(etl_decoder *decoder, const etl_event_record *record);
  * trace carries (EventSource manifests, embedded TDH) and the process table. After it, later records decode as
  * if this one had gone through etl_decode_event (the parallel pipeline, src/pipeline/parallel.h). */
 int etl_decoder_observe(etl_decoder *decoder, const etl_event_record *record);
+/* What `from` learnt about processes (etl_decoder_learn, or decoding) becomes `to`'s, as if `to` had seen the
+ * same records: one first pass serves every worker of the parallel pipeline. ETL_OK or ETL_ERR_NOMEM. */
+int etl_decoder_copy_processes(etl_decoder *to, const etl_decoder *from);
 
 typedef struct etl_decode_stats {
     uint64_t decoded;

@@ -10,6 +10,7 @@
 #include "convert_internal.h"
 #include "export.h"
 #include "output.h"
+#include "pipeline/parallel.h"
 #include "stable_run.h"
 
 
@@ -17,6 +18,7 @@
 static void on_diagnostic(const etl_diagnostic *d, void *ctx)
 {
     run *r = ctx;
+    if (etl_parallel_defer_diagnostic(d)) return;  /* -j: printed in output order by the calling thread */
     if (r->opt->quiet && d->severity != ETL_ERROR) return;  /* -q silences warnings, not errors */
     if (r->diagnostics_printed >= MAX_PRINTED_DIAGNOSTICS) {
         r->diagnostics_suppressed++;
@@ -26,6 +28,8 @@ static void on_diagnostic(const etl_diagnostic *d, void *ctx)
     etlconv_progress_finish(&r->progress);
     fprintf(stderr, "etlconv: %s: %s\n", d->severity == ETL_ERROR ? "error" : "warning", d->message);
 }
+
+void etlconv_diagnostic(const etl_diagnostic *d, void *run_ctx) { on_diagnostic(d, run_ctx); }
 
 /* A payload that did not fit its schema (or an event truncated at a cap): one warning line naming the file
  * and the record's offset, among the diagnostics (at most MAX_PRINTED_DIAGNOSTICS lines in all). */
@@ -185,8 +189,8 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     etl_decoder_set_flags(r.decoder, opt->no_trace_schemas ? ETL_DECODER_NO_TRACE_SCHEMAS : 0);
     etl_decoder_set_diagnostic(r.decoder, on_diagnostic, &r);
     if (etlconv_extras_start(&r.extras, opt, job->report_output, job->interpreted_output) != 0) goto done;
-    int parallel = etlconv_parallel_eligible(opt, job);  /* -j: each worker runs its own first pass */
-    if (!opt->one_pass && !parallel && etlconv_learn_processes(&r, job) != 0) goto done;
+    int parallel = etlconv_parallel_eligible(opt, job);  /* -j: the workers' decoders copy this first pass */
+    if (!opt->one_pass && etlconv_learn_processes(&r, job) != 0) goto done;
     if (etlconv_activity_prepare(&r.activity, opt, job) != 0) goto done;
     if (job->write_main) {
         main_out = etlconv_output_open(job->output, opt->overwrite);

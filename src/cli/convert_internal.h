@@ -38,6 +38,8 @@ typedef struct run {
 int etlconv_on_event(const etl_event_record *record, void *ctx);
 /* The first pass that learns process names; 0, or -1 after a message. */
 int etlconv_learn_processes(run *r, const etlconv_job *job);
+/* The run's diagnostic callback (ctx = run): prints, or under -j keeps the message for the output order. */
+void etlconv_diagnostic(const etl_diagnostic *d, void *run_ctx);
 
 /* -j (convert_parallel.c): whether this job can run on several threads with the same output, and the
  * parallel replacement of etl_process(r->trace, etlconv_on_event, r). `helpers` receives the decoding counts

@@ -1,13 +1,14 @@
-/* -j N on one trace (issue 14): the run of convert.c becomes worker 0 of the parallel pipeline
- * (src/pipeline/parallel.h); workers 1..N-1 are copies with their own reader, registry and decoder. Every
- * worker observes every record; each decodes, filters and renders only its own batches, with a writer of
- * the run's format that hands each event's text to the batch at once. The run's own writer writes only
- * the beginning and the end of the output. */
+/* -j N on one trace (issue 14): the first pass (process names) ran once, as with -j 1, into the run's
+ * decoder. Then the calling thread reads the trace once into the batches of the parallel pipeline
+ * (src/pipeline/parallel.h); N workers, each with its own run (decoder, filters, writer), observe every
+ * record and decode, filter and render the batches they claim, with a writer of the run's format that hands
+ * each event's text to the batch at once. Worker 0 uses the run's decoder (its counts and the end-of-trace
+ * report are the run's); the others have their own registry and decoder, which start with a copy of what the
+ * first pass learnt. The run's own writer writes only the beginning and the end of the output. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include <libxml/parser.h>
 
@@ -27,17 +28,11 @@ static int format_is_per_event(const etl_writer_format *format)
 
 int etlconv_parallel_eligible(const etlconv_options *opt, const etlconv_job *job)
 {
-    if (etlconv_threads(opt) < 2 || !job->write_main || job->summary_output || job->export_to ||
-        job->report_output || job->interpreted_output || opt->filters.provider_count > 0 ||
-        (opt->writer.stable & ETL_STABLE_ON) || /* --stable numbers events in trace order */
-        opt->activity_given || opt->group_activity || /* both need the whole trace's activity links */
-        !format_is_per_event(opt->format))
-        return 0;
-    for (size_t i = 0; i < job->input_count; i++) { /* each worker reads the inputs: files only, no pipes */
-        struct stat st;
-        if (stat(job->inputs[i], &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-    }
-    return 1;
+    return etlconv_threads(opt) >= 2 && job->write_main && !job->summary_output && !job->export_to &&
+           !job->report_output && !job->interpreted_output && opt->filters.provider_count == 0 &&
+           !(opt->writer.stable & ETL_STABLE_ON) && /* --stable numbers events in trace order */
+           !opt->activity_given && !opt->group_activity && /* both need the whole trace's activity links */
+           format_is_per_event(opt->format);
 }
 
 void etlconv_add_decode_stats(etl_decode_stats *sum, const etl_decode_stats *add)
@@ -50,19 +45,18 @@ void etlconv_add_decode_stats(etl_decode_stats *sum, const etl_decode_stats *add
 }
 
 typedef struct worker {
-    run *r;                   /* the primary run (worker 0) or this helper's own */
-    run own;
-    etl_schema_registry *registry;  /* helpers only */
-    etl_writer *batch_writer; /* renders into *batch */
+    run own;                        /* this worker's run; own.decoder is the primary's for worker 0 */
+    etl_schema_registry *registry;  /* workers 1..N-1 */
+    etl_writer *batch_writer;       /* renders into *batch */
     etl_textbuf *batch;
-    etl_writer *saved_writer; /* worker 0: the run's writer, put back at the end */
+    int stable_started;
 } worker;
 
 typedef struct shared {
     run *primary;
-    etl_schema_registry *registry;
     const etlconv_job *job;
-    etlconv_options quiet;    /* the helpers' options: their warnings are the primary's */
+    etlconv_options quiet;    /* the workers' options: schema-loading warnings are the primary's */
+    etl_trace *view;          /* what the workers' runs name files and clocks with (etl_trace_view) */
     worker *workers;
     unsigned threads;
 } shared;
@@ -74,35 +68,36 @@ static int batch_sink_write(void *ctx, const void *data, size_t length)
     return w->batch->failed ? -1 : 0;
 }
 
-static void *worker_start(void *ctx, unsigned index, etl_trace *trace)
+static void *worker_start(void *ctx, unsigned index)
 {
     shared *sh = ctx;
     worker *w = &sh->workers[index];
+    run *own = &w->own;
+    own->opt = &sh->quiet;
+    own->filters = sh->quiet.filters;
+    own->filtering = sh->primary->filtering;
+    own->trace = sh->view;
+    if (etlconv_stable_begin(&own->stable, &sh->quiet) != 0) return NULL;
+    w->stable_started = 1;
     if (index == 0) {
-        w->r = sh->primary;  /* its first pass runs here, beside the helpers' */
-        if (!sh->quiet.one_pass && etlconv_learn_processes(w->r, sh->job) != 0) return NULL;
+        own->decoder = sh->primary->decoder;
     } else {
-        w->r = &w->own;
-        w->own.opt = &sh->quiet;
-        w->own.filters = sh->quiet.filters;
-        w->own.filtering = sh->primary->filtering;
-        w->own.trace = trace;
-        if (etlconv_stable_begin(&w->own.stable, &sh->quiet) != 0) return NULL;
         w->registry = etl_schema_registry_new();
         if (!w->registry || etlconv_load_schemas(&sh->quiet, w->registry) == ETLCONV_EXIT_FAILURE) return NULL;
-        w->own.decoder = etl_decoder_new(w->registry, trace);
-        if (!w->own.decoder) return NULL;
-        etl_decoder_set_flags(w->own.decoder, sh->quiet.no_trace_schemas ? ETL_DECODER_NO_TRACE_SCHEMAS : 0);
-        if (!sh->quiet.one_pass && etlconv_learn_processes(&w->own, sh->job) != 0) return NULL;
+        own->decoder = etl_decoder_new(w->registry, sh->view);
+        if (!own->decoder) return NULL;
+        etl_decoder_set_flags(own->decoder, sh->quiet.no_trace_schemas ? ETL_DECODER_NO_TRACE_SCHEMAS : 0);
+        etl_decoder_set_diagnostic(own->decoder, etlconv_diagnostic, own);
+        /* worker 0 decodes nothing before every worker started: the primary's decoder is still */
+        if (etl_decoder_copy_processes(own->decoder, sh->primary->decoder) != ETL_OK) return NULL;
     }
     etl_writer_options options = sh->primary->stable.writer;  /* what the run's own writer got */
-    options.trace = trace;
+    options.trace = sh->view;
     options.flush_every_event = 1;
     etl_sink sink = {batch_sink_write, w};
     w->batch_writer = etl_writer_new(etl_writer_format_find(sh->primary->stable.format), &sink, &options);
     if (!w->batch_writer) return NULL;
-    w->saved_writer = w->r->main_writer;
-    w->r->main_writer = w->batch_writer;
+    own->main_writer = w->batch_writer;
     return w;
 }
 
@@ -111,70 +106,76 @@ static int worker_record(void *state, const etl_event_record *record, etl_textbu
     worker *w = state;
     if (out) {
         w->batch = out;
-        return etlconv_on_event(record, w->r);
+        return etlconv_on_event(record, &w->own);
     }
-    if (etl_decoder_observe(w->r->decoder, record) != ETL_OK) {
+    if (etl_decoder_observe(w->own.decoder, record) != ETL_OK) {
         fprintf(stderr, "etlconv: out of memory while decoding\n");
-        w->r->failed = 1;
+        w->own.failed = 1;
         return 1;
     }
     return 0;
 }
 
-static void worker_end(void *ctx, void *state)
+static void run_diagnostic(void *ctx, const etl_diagnostic *d)
 {
-    (void)ctx;
-    worker *w = state;
-    w->r->main_writer = w->saved_writer;
+    shared *sh = ctx;
+    etlconv_diagnostic(d, sh->primary);
+}
+
+static void run_progress(void *ctx, uint64_t records)
+{
+    run *r = ((shared *)ctx)->primary;
+    const etl_trace_stats *s = etl_trace_get_stats(r->trace);
+    etlconv_progress_update(&r->progress, s->bytes_done, s->bytes_total, records);
 }
 
 int etlconv_process_parallel(run *r, etl_schema_registry *registry, const etlconv_job *job, etl_decode_stats *helpers)
 {
+    (void)registry;  /* worker 0 decodes with r->decoder, which uses it */
     shared sh;
     memset(&sh, 0, sizeof sh);
     sh.primary = r;
-    sh.registry = registry;
     sh.job = job;
     sh.quiet = *r->opt;
     sh.quiet.quiet = 1;
     sh.threads = etlconv_threads(r->opt);
     sh.workers = calloc(sh.threads, sizeof *sh.workers);
-    etl_trace **traces = calloc(sh.threads, sizeof *traces);
     int rc = ETL_ERR_NOMEM;
-    if (!sh.workers || !traces) {
+    if (!sh.workers) {
         fprintf(stderr, "etlconv: out of memory\n");
-        goto done;
+        return rc;
     }
-    traces[0] = r->trace;
-    for (unsigned i = 1; i < sh.threads; i++) {
-        etl_error err;
-        memset(&err, 0, sizeof err);
-        if ((rc = etl_open(&traces[i], job->inputs, job->input_count, NULL, &err)) != ETL_OK) {
-            fprintf(stderr, "etlconv: %s\n", err.message[0] ? err.message : etl_status_name(rc));
-            goto done;
-        }
+    /* The workers' runs name files and convert clocks with a view of the trace: the reader's counters change
+     * while they work. */
+    if (!(sh.view = etl_trace_view(r->trace))) {
+        fprintf(stderr, "etlconv: out of memory\n");
+        free(sh.workers);
+        return rc;
     }
-    xmlInitParser();  /* helpers may parse manifests (deferred bundled ones) on their threads */
-    etl_parallel_config config = {sh.threads, 0, 0};
+    xmlInitParser();  /* workers may parse manifests (deferred bundled ones) on their threads */
+    etl_parallel_config config = {sh.threads, 0, 0, 0};
     const char *batch = getenv("ETLCONV_BATCH_RECORDS");  /* tuning and tests: records per batch */
     if (batch && atol(batch) > 0) config.batch_records = (size_t)atol(batch);
-    etl_parallel_ops ops = {worker_start, worker_record, worker_end};
-    if (etl_parallel_run(traces, &config, &ops, &sh, r->out_sink, &rc) != 0) r->failed = 1;
-    for (unsigned i = 1; i < sh.threads; i++) {
+    etl_parallel_ops ops = {worker_start, worker_record, run_diagnostic, run_progress};
+    etl_parallel *p = etl_parallel_start(&config, &ops, &sh, r->out_sink);
+    if (!p || etl_parallel_pass(p, r->trace, &rc) != 0) r->failed = 1;
+    if (p && etl_parallel_finish(p) != 0) r->failed = 1;
+    for (unsigned i = 0; i < sh.threads; i++) {
         worker *w = &sh.workers[i];
-        if (w->own.decoder) etlconv_add_decode_stats(helpers, etl_decoder_get_stats(w->own.decoder));
+        if (!etl_parallel_worker(p, i) && !r->failed) r->failed = 1;
         if (w->own.failed) r->failed = 1;
+        r->written += w->own.written;
+        if (i > 0 && w->own.decoder) etlconv_add_decode_stats(helpers, etl_decoder_get_stats(w->own.decoder));
     }
-done:
-    for (unsigned i = 0; sh.workers && i < sh.threads; i++) {
+    etl_parallel_free(p);
+    for (unsigned i = 0; i < sh.threads; i++) {
         worker *w = &sh.workers[i];
         etl_writer_free(w->batch_writer);
-        etl_decoder_free(w->own.decoder);
+        if (i > 0) etl_decoder_free(w->own.decoder);
         etl_schema_registry_free(w->registry);
-        if (i > 0) etlconv_stable_end(&w->own.stable);
-        if (i > 0 && traces && traces[i]) etl_close(traces[i]);
+        if (w->stable_started) etlconv_stable_end(&w->own.stable);
     }
     free(sh.workers);
-    free(traces);
+    etl_close(sh.view);
     return rc;
 }

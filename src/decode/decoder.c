@@ -193,6 +193,11 @@ int etl_decoder_observe(etl_decoder *d, const etl_event_record *rec)
     return etl_decoder_learn(d, rec);  /* process table: thread ids of every header, process events */
 }
 
+int etl_decoder_copy_processes(etl_decoder *to, const etl_decoder *from)
+{
+    return etl_process_table_copy(to->processes, from->processes);
+}
+
 static int is_classic_kind(etl_header_kind kind) { return kind <= ETL_KIND_INSTANCE64; }
 
 static int is_event_header_kind(etl_header_kind kind) { return kind == ETL_KIND_EVENT32 || kind == ETL_KIND_EVENT64; }

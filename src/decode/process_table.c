@@ -415,3 +415,41 @@ const char *etl_process_table_name(const etl_process_table *t, uint32_t pid, int
     const lifetime *l = in ? in : before;
     return l ? name_at(t, l->name) : NULL;
 }
+
+/* ---- copying (the parallel pipeline: one first pass, every worker's decoder) ------------------------------ */
+
+static void *copy_array(const void *src, size_t bytes)
+{
+    void *dst = malloc(bytes ? bytes : 1);
+    if (dst && bytes) memcpy(dst, src, bytes);
+    return dst;
+}
+
+int etl_process_table_copy(etl_process_table *dst, const etl_process_table *src)
+{
+    etl_process_table copy;
+    memset(&copy, 0, sizeof copy);  /* the id cache names descriptions of src's registry: not copied */
+    copy.processes = copy_array(src->processes, src->process_capacity * sizeof *src->processes);
+    copy.lifetimes = copy_array(src->lifetimes, src->lifetime_capacity * sizeof *src->lifetimes);
+    copy.threads = copy_array(src->threads, src->thread_capacity * sizeof *src->threads);
+    etl_textbuf_append(&copy.names, src->names.data, src->names.length);
+    if (!copy.processes || !copy.lifetimes || !copy.threads || copy.names.failed) {
+        free(copy.processes);
+        free(copy.lifetimes);
+        free(copy.threads);
+        etl_textbuf_free(&copy.names);
+        return ETL_ERR_NOMEM;
+    }
+    copy.process_capacity = src->process_capacity;
+    copy.process_count = src->process_count;
+    copy.lifetime_count = src->lifetime_count;
+    copy.lifetime_capacity = src->lifetime_capacity;
+    copy.thread_capacity = src->thread_capacity;
+    copy.thread_count = src->thread_count;
+    free(dst->processes);
+    free(dst->lifetimes);
+    free(dst->threads);
+    etl_textbuf_free(&dst->names);
+    *dst = copy;
+    return ETL_OK;
+}

@@ -36,6 +36,10 @@ uint32_t etl_process_table_event_pid(etl_process_table *t, const etl_decoded_eve
  * that had `pid` at `timestamp` (same clock as the records), NULL if unknown. Valid until the next observe. */
 const char *etl_process_table_name(const etl_process_table *t, uint32_t pid, int64_t timestamp);
 
+/* dst becomes what src knows (processes, lifetimes, names, TID -> PID), as if it had observed the same events.
+ * ETL_OK, or ETL_ERR_NOMEM (dst unchanged). */
+int etl_process_table_copy(etl_process_table *dst, const etl_process_table *src);
+
 /* "Idle" from "Idle", "Test.x86" from "\Device\...\Test.x86.exe": writes at most cap-1 bytes, cut on a
  * character boundary. */
 void etl_process_display_name(const char *image, char *out, size_t cap);

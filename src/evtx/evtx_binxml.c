@@ -1,7 +1,9 @@
 /* BinXml encoding of one event with templates (see evtx_binxml.h).
  *
  * The layout is a byte string of ops:  'O' name   open element
+ *                                      'o' NAME 0 open element with its name spelled out (UserData)
  *                                      'A' name   attribute (its value op follows)
+ *                                      'a' NAME 0 attribute with its name spelled out
  *                                      'T' u16 n, n bytes of UTF-8   literal text
  *                                      'S' type optional             substitution (ids count up from 0)
  *                                      'E'        end element
@@ -24,7 +26,7 @@ static const char *const names[EVTX_N_COUNT] = {
     "Security", "UserID", "EventData", "Data", "ComplexData", "Type", "BinaryEventData",
     "ProcessingErrorData", "ErrorCode", "DataItemName", "EventPayload", "DebugData", "SequenceNumber",
     "FlagsName", "LevelName", "Component", "SubComponent", "FileLine", "Function", "Message",
-    "RenderingInfo", "Culture", "Keyword", "EventName", "ExtendedTracingInfo", "EventGuid",
+    "RenderingInfo", "Culture", "Keyword", "EventName", "ExtendedTracingInfo", "EventGuid", "UserData",
 };
 
 void evtx_event_reset(evtx_event *ev)
@@ -74,6 +76,23 @@ void evtx_attr_text(evtx_event *ev, evtx_name name, const char *text)
     evtx_text(ev, text);
 }
 
+static void op_named(evtx_event *ev, char code, const char *name)
+{
+    etl_textbuf_putc(&ev->layout, code);
+    etl_textbuf_append(&ev->layout, name, strlen(name) + 1);
+}
+
+void evtx_open_named(evtx_event *ev, const char *name)
+{
+    op_named(ev, 'o', name);
+}
+
+void evtx_attr_text_named(evtx_event *ev, const char *name, const char *text)
+{
+    op_named(ev, 'a', name);
+    evtx_text(ev, text);
+}
+
 void evtx_element_text(evtx_event *ev, evtx_name name, const char *text)
 {
     evtx_open(ev, name);
@@ -105,9 +124,8 @@ void evtx_value_end(evtx_event *ev, size_t begin, uint8_t type)
         ev->too_large = 1;
         size = 0xFFFF;
     }
-    evtx_put_le16(&ev->descriptors, (uint16_t)size);
-    char t[2] = {(char)type, 0};
-    etl_textbuf_append(&ev->descriptors, t, 2);
+    char d[4] = {(char)(size & 0xFF), (char)(size >> 8), (char)type, 0};  /* u16 size, u8 type, u8 0 */
+    etl_textbuf_append(&ev->descriptors, d, 4);
     ev->value_count++;
 }
 
@@ -174,37 +192,51 @@ static void close_start(encoder *e, int empty)
     el->start_open = 0;
 }
 
+/* The name of an 'o'/'a' op (NUL-terminated in the layout) and the op after it; NULL when malformed. */
+static const char *inline_name(const encoder *e, const uint8_t **next)
+{
+    const uint8_t *nul = memchr(e->op + 1, 0, (size_t)(e->end - e->op - 1));
+    if (!nul) return NULL;
+    *next = nul + 1;
+    return (const char *)e->op + 1;
+}
+
 static int encode_ops(encoder *e)
 {
     while (e->op < e->end) {
         uint8_t code = *e->op;
-        if (code == 'O') {
+        if (code == 'O' || code == 'o') {
             if (e->depth == MAX_DEPTH || e->end - e->op < 2) return -1;
+            const uint8_t *next = e->op + 2;
+            const char *name = code == 'O' ? names[e->op[1] % EVTX_N_COUNT] : inline_name(e, &next);
+            if (!name) return -1;
             if (e->depth) close_start(e, 0);
-            int attrs = e->end - e->op > 2 && e->op[2] == 'A';
+            int attrs = next < e->end && (*next == 'A' || *next == 'a');
             element *el = &e->stack[e->depth++];
             el->start = evtx_pos(e->chunk);
             el->start_open = 1;
             evtx_put_u8(e->chunk, attrs ? 0x41 : 0x01);
             evtx_put_u16(e->chunk, 0xFFFF);  /* dependency identifier: none */
             evtx_put_u32(e->chunk, 0);       /* data size, patched at the end */
-            evtx_put_name(e->chunk, names[e->op[1] % EVTX_N_COUNT]);
+            evtx_put_name(e->chunk, name);
             el->attr_size = 0;
             if (attrs) {
                 el->attr_size = evtx_pos(e->chunk);
                 evtx_put_u32(e->chunk, 0);
             }
-            e->op += 2;
-        } else if (code == 'A') {
+            e->op = next;
+        } else if (code == 'A' || code == 'a') {
             if (e->depth == 0 || !e->stack[e->depth - 1].start_open || e->end - e->op < 2) return -1;
             const uint8_t *value = e->op + 2;
+            const char *name = code == 'A' ? names[e->op[1] % EVTX_N_COUNT] : inline_name(e, &value);
+            if (!name) return -1;
             /* another attribute after this one's value? (0x46) */
             size_t value_len = value < e->end && *value == 'T' && e->end - value >= 3
                                    ? 3 + ((size_t)value[1] | (size_t)value[2] << 8) : 3;
-            int more = (size_t)(e->end - value) > value_len && value[value_len] == 'A';
+            int more = (size_t)(e->end - value) > value_len && (value[value_len] == 'A' || value[value_len] == 'a');
             evtx_put_u8(e->chunk, more ? 0x46 : 0x06);
-            evtx_put_name(e->chunk, names[e->op[1] % EVTX_N_COUNT]);
-            e->op += 2;
+            evtx_put_name(e->chunk, name);
+            e->op = value;
             if (put_value(e) != 0) return -1;
         } else if (code == 'T' || code == 'S') {
             if (e->depth == 0) return -1;
@@ -225,12 +257,24 @@ static int encode_ops(encoder *e)
     return e->depth == 0 ? 0 : -1;
 }
 
-/* FNV-1a over the layout, with two seeds for the 128-bit template GUID. */
+/* A 64-bit hash of the layout, 8 bytes per step (the layout is hashed for every record: byte-wise FNV-1a
+ * was the writer's largest single cost); two seeds give the 128-bit template GUID. */
 static uint64_t layout_hash(const uint8_t *p, size_t n, uint64_t seed)
 {
-    uint64_t h = seed;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
+    uint64_t h = seed ^ (n * 0x9E3779B97F4A7C15ull);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        w *= 0xff51afd7ed558ccdull;
+        h = (h ^ w ^ (w >> 32)) * 0x100000001b3ull;
+    }
+    uint64_t tail = 0;
+    if (n > i) memcpy(&tail, p + i, n - i);
+    h = (h ^ tail) * 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ (h >> 33);
 }
 
 static void put_template_reference(evtx_chunk *chunk, uint32_t id, uint32_t offset)

@@ -25,7 +25,7 @@ typedef enum evtx_name {
     EVTX_N_ERRORCODE, EVTX_N_DATAITEMNAME, EVTX_N_EVENTPAYLOAD, EVTX_N_DEBUGDATA, EVTX_N_SEQUENCENUMBER,
     EVTX_N_FLAGSNAME, EVTX_N_LEVELNAME, EVTX_N_COMPONENT, EVTX_N_SUBCOMPONENT, EVTX_N_FILELINE,
     EVTX_N_FUNCTION, EVTX_N_MESSAGE, EVTX_N_RENDERINGINFO, EVTX_N_CULTURE, EVTX_N_KEYWORD, EVTX_N_EVENTNAME,
-    EVTX_N_EXTENDEDTRACINGINFO, EVTX_N_EVENTGUID, EVTX_N_COUNT
+    EVTX_N_EXTENDEDTRACINGINFO, EVTX_N_EVENTGUID, EVTX_N_USERDATA, EVTX_N_COUNT
 } evtx_name;
 
 typedef struct evtx_event {
@@ -47,6 +47,9 @@ void evtx_end(evtx_event *ev);
 void evtx_attr_text(evtx_event *ev, evtx_name name, const char *text);
 /* Literal content text (part of the template). */
 void evtx_text(evtx_event *ev, const char *text);
+/* The same with a name of the event's own (a manifest's UserData layout): printable ASCII, no spaces. */
+void evtx_open_named(evtx_event *ev, const char *name);
+void evtx_attr_text_named(evtx_event *ev, const char *name, const char *text);
 /* <name>text</name> with literal text. */
 void evtx_element_text(evtx_event *ev, evtx_name name, const char *text);
 

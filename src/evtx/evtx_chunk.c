@@ -13,7 +13,7 @@
 #define TEMPLATE_TABLE 384   /* 32 x u32: template definition offsets */
 #define STRING_BUCKETS 64
 #define TEMPLATE_BUCKETS 32
-#define MAX_NAMES 256        /* distinct element/attribute names (the writer uses a fixed set) */
+#define MAX_NAMES 1024       /* distinct element/attribute names (the writer's own, and UserData layouts') */
 #define TEMPLATE_SLOTS 4096  /* > the definitions a 64 KiB chunk can hold (each is > 40 bytes) */
 
 typedef struct name_entry {
@@ -47,6 +47,7 @@ struct evtx_chunk {
     uint64_t first_id;
     uint64_t count;
     int failed;
+    int names_full;      /* the string table is full: the record does not fit this chunk */
     name_entry names[MAX_NAMES];
     uint32_t name_count;
     template_entry *templates;
@@ -212,7 +213,8 @@ void evtx_put_name(evtx_chunk *c, const char *name)
     }
     uint32_t offset = c->length + 4;
     evtx_put_u32(c, offset);
-    if (c->name_count == MAX_NAMES || n > 0xFFFF) {  /* cannot happen with the writer's fixed names */
+    if (c->name_count == MAX_NAMES || n > 0xFFFF) {  /* the record goes to a new chunk */
+        c->names_full = 1;
         c->failed = 1;
         return;
     }
@@ -301,7 +303,7 @@ static void rollback(evtx_chunk *c)
 
 void evtx_record_abort(evtx_chunk *c)
 {
-    c->failed = 0;
+    c->failed = c->names_full = 0;
     rollback(c);
 }
 
@@ -310,9 +312,10 @@ int evtx_record_end(evtx_chunk *c)
     uint32_t size = c->length - c->record_start + 4;
     evtx_put_u32(c, size);
     if (c->failed) {
-        c->failed = 0;
+        int full = c->names_full;
+        c->failed = c->names_full = 0;
         rollback(c);
-        return -1;
+        return full ? 1 : -1;
     }
     /* libevtx 20181227 does not see a last record that ends less than 4 bytes before the chunk end: keep 8 */
     if (c->length > EVTX_CHUNK_SIZE - 8) {

@@ -1,203 +1,308 @@
-/* N workers over the same trace, batches written in order (see parallel.h). */
+/* One reader, N workers over its batches, batches written in order (see parallel.h). */
 #include "pipeline/parallel.h"
 
 #include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pipeline/batch.h"
+
 #define DEFAULT_BATCH_RECORDS 1024
-#define DEFAULT_WINDOW 4
-
-typedef struct slot {
-    uint64_t batch;
-    etl_textbuf text;
-} slot;
-
-typedef struct run_state run_state;
+#define DEFAULT_BATCH_BYTES ((size_t)1 << 20)
+#define PROGRESS_EVERY 4096
 
 typedef struct worker {
-    run_state *run;
+    etl_parallel *p;
     unsigned index;
-    etl_trace *trace;
-    void *state;
     pthread_t thread;
     int started;
-    int process_status;
-    slot *slots;            /* ring of `window` finished batches + the one being filled */
-    size_t head, count;     /* finished batches waiting for the writer (under the run's mutex) */
-    size_t tail;            /* the slot filled next; the worker's own, never read by the writer */
-    slot *filling;          /* slots[tail] while a batch is being filled, else NULL */
-    uint64_t seq;           /* records seen */
-    int done;
+    void *state;
 } worker;
 
-struct run_state {
+struct etl_parallel {
     const etl_parallel_ops *ops;
     void *ctx;
+    const etl_sink *sink;
     unsigned threads;
-    size_t batch_records, window, ring;
+    size_t window;
+    etl_batch *slots;         /* batch `seq` lives in slots[seq % window] */
     worker *workers;
     pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int stop;
+    pthread_cond_t work_cv;   /* a batch was published, or the run closed or stopped */
+    pthread_cond_t done_cv;   /* a worker finished a batch, or the run stopped */
+    uint64_t published;       /* batches 0..published-1 are readable by the workers */
+    unsigned ready;           /* workers that ran worker_start */
+    int closed, stop;
+    /* the calling thread's own (no lock needed) */
+    uint64_t next_write;
+    etl_batch *filling;
+    uint64_t read_records;
+    etl_textbuf pending_notes; /* reader diagnostics raised between two batches: they go to the next one */
 };
 
-/* The batch being filled is complete: hand it to the writer. */
-static void publish(worker *w)
+/* What a diagnostic raised on this thread belongs to (etl_parallel_defer_diagnostic). */
+enum { ON_NONE, ON_READER, ON_OWNER, ON_DROP };
+static _Thread_local struct {
+    int mode;
+    etl_parallel *p;
+    etl_batch *batch;
+    size_t position;
+} here;
+
+int etl_parallel_defer_diagnostic(const etl_diagnostic *d)
 {
-    run_state *r = w->run;
-    w->filling = NULL;
-    w->tail = (w->tail + 1) % r->ring;
-    pthread_mutex_lock(&r->mu);
-    w->count++;
-    pthread_cond_broadcast(&r->cv);
-    pthread_mutex_unlock(&r->mu);
+    switch (here.mode) {
+    case ON_DROP: return 1;
+    case ON_OWNER: return etl_batch_note(&here.batch->owner_notes, here.position, d) == 0;
+    case ON_READER: {
+        etl_batch *b = here.p->filling;
+        return etl_batch_note(b ? &b->reader_notes : &here.p->pending_notes, b ? b->count : 0, d) == 0;
+    }
+    default: return 0;
+    }
 }
 
-/* Starts filling a slot for `batch`, waiting while `window` batches are still unwritten. 0, or -1 to stop. */
-static int open_batch(worker *w, uint64_t batch)
+static void stop_run(etl_parallel *p)
 {
-    run_state *r = w->run;
-    pthread_mutex_lock(&r->mu);
-    while (!r->stop && w->count >= r->window) pthread_cond_wait(&r->cv, &r->mu);
-    int stop = r->stop;
-    pthread_mutex_unlock(&r->mu);
-    if (stop) return -1;
-    slot *s = &w->slots[w->tail];
-    s->batch = batch;
-    etl_textbuf_reset(&s->text);
-    w->filling = s;
-    return 0;
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_cond_broadcast(&p->done_cv);
+    pthread_mutex_unlock(&p->mu);
 }
 
-static int on_record(const etl_event_record *record, void *arg)
+/* ---- workers ------------------------------------------------------------------------------------------- */
+
+static int run_batch(worker *w, etl_batch *b, int own)
 {
-    worker *w = arg;
-    run_state *r = w->run;
-    uint64_t batch = w->seq++ / r->batch_records;
-    int own = batch % r->threads == w->index;
-    if (w->filling && w->filling->batch != batch) publish(w);
-    if (own && !w->filling && open_batch(w, batch) != 0) return 1;
-    if (r->ops->record(w->state, record, own ? &w->filling->text : NULL) != 0) {
-        pthread_mutex_lock(&r->mu);
-        r->stop = 1;
-        pthread_cond_broadcast(&r->cv);
-        pthread_mutex_unlock(&r->mu);
-        return 1;
+    const etl_parallel_ops *ops = w->p->ops;
+    here.mode = own ? ON_OWNER : ON_DROP;
+    here.batch = b;
+    int rc = 0;
+    for (size_t i = 0; i < b->count && rc == 0; i++) {
+        here.position = i;
+        rc = ops->record(w->state, &b->records[i], own ? &b->text : NULL);
     }
-    if ((w->seq & 1023) == 0) { /* a stop asked by the writer or another worker */
-        pthread_mutex_lock(&r->mu);
-        int stop = r->stop;
-        pthread_mutex_unlock(&r->mu);
-        if (stop) return 1;
-    }
-    return 0;
+    here.mode = ON_NONE;
+    return rc;
 }
 
 static void *worker_main(void *arg)
 {
     worker *w = arg;
-    run_state *r = w->run;
-    w->state = r->ops->worker_start(r->ctx, w->index, w->trace);
-    if (w->state) {
-        w->process_status = etl_process(w->trace, on_record, w);
-        if (w->filling) publish(w);
+    etl_parallel *p = w->p;
+    w->state = p->ops->worker_start(p->ctx, w->index);
+    if (!w->state) stop_run(p);
+    pthread_mutex_lock(&p->mu);
+    p->ready++;
+    pthread_cond_broadcast(&p->done_cv);
+    pthread_mutex_unlock(&p->mu);
+    for (uint64_t seq = 0; w->state; seq++) {
+        pthread_mutex_lock(&p->mu);
+        while (!p->stop && !p->closed && p->published <= seq) pthread_cond_wait(&p->work_cv, &p->mu);
+        if (p->stop || p->published <= seq) {
+            pthread_mutex_unlock(&p->mu);
+            break;
+        }
+        etl_batch *b = &p->slots[seq % p->window];
+        int own = !b->claimed;  /* the first worker to reach a batch renders it */
+        if (own) b->claimed = 1;
+        pthread_mutex_unlock(&p->mu);
+        if (run_batch(w, b, own) != 0) {
+            stop_run(p);
+            break;
+        }
+        pthread_mutex_lock(&p->mu);
+        if (own) b->rendered = 1;
+        b->pending--;
+        pthread_cond_broadcast(&p->done_cv);
+        pthread_mutex_unlock(&p->mu);
     }
-    pthread_mutex_lock(&r->mu);
-    if (!w->state) r->stop = 1;
-    w->done = 1;
-    pthread_cond_broadcast(&r->cv);
-    pthread_mutex_unlock(&r->mu);
     return NULL;
 }
 
-/* The calling thread: batches in order to the sink until every worker is done. */
-static int write_batches(run_state *r, const etl_sink *sink)
+/* ---- the calling thread: reading and writing --------------------------------------------------------- */
+
+static void emit_diagnostic(void *ctx, const etl_diagnostic *d)
 {
-    int rc = 0;
-    for (uint64_t next = 0;; next++) {
-        worker *w = &r->workers[next % r->threads];
-        pthread_mutex_lock(&r->mu);
-        while (!r->stop && w->count == 0 && !w->done) pthread_cond_wait(&r->cv, &r->mu);
-        int have = w->count > 0 && !r->stop;
-        pthread_mutex_unlock(&r->mu);
-        if (!have) break; /* stopped, or the owner of `next` is done: no such batch */
-        slot *s = &w->slots[w->head];
-        if (s->batch != next || s->text.failed ||
-            (s->text.length && sink->write(sink->ctx, s->text.data, s->text.length) != 0)) {
-            if (s->text.failed) fprintf(stderr, "etlconv: out of memory\n");
-            rc = -1;
-        }
-        etl_textbuf_reset(&s->text);
-        pthread_mutex_lock(&r->mu);
-        w->head = (w->head + 1) % r->ring;
-        w->count--;
-        if (rc) r->stop = 1;
-        pthread_cond_broadcast(&r->cv);
-        pthread_mutex_unlock(&r->mu);
-        if (rc) break;
-    }
-    return rc;
+    etl_parallel *p = ctx;
+    int mode = here.mode;
+    here.mode = ON_NONE;  /* printing, not raising */
+    p->ops->diagnostic(p->ctx, d);
+    here.mode = mode;
 }
 
-int etl_parallel_run(etl_trace *const *traces, const etl_parallel_config *config, const etl_parallel_ops *ops,
-                     void *ctx, const etl_sink *sink, int *process_status)
+static int write_batch(etl_parallel *p, etl_batch *b)
 {
-    run_state r;
-    memset(&r, 0, sizeof r);
-    r.ops = ops;
-    r.ctx = ctx;
-    r.threads = config->threads ? config->threads : 1;
-    r.batch_records = config->batch_records ? config->batch_records : DEFAULT_BATCH_RECORDS;
-    r.window = config->window ? config->window : DEFAULT_WINDOW;
-    r.ring = r.window + 1;
-    r.workers = calloc(r.threads, sizeof *r.workers);
-    if (!r.workers) {
+    etl_batch_emit_notes(b, emit_diagnostic, p);
+    if (b->text.failed) {
         fprintf(stderr, "etlconv: out of memory\n");
         return -1;
     }
-    pthread_mutex_init(&r.mu, NULL);
-    pthread_cond_init(&r.cv, NULL);
-    int rc = 0;
-    for (unsigned i = 0; i < r.threads && rc == 0; i++) {
-        worker *w = &r.workers[i];
-        w->run = &r;
+    return b->text.length && p->sink->write(p->sink->ctx, b->text.data, b->text.length) != 0 ? -1 : 0;
+}
+
+/* Writes every batch that is ready, in order; then, when `want` is given, waits (writing what becomes ready)
+ * until it holds. 0, or -1 when the run stopped. */
+static int pump(etl_parallel *p, int (*want)(etl_parallel *p, uint64_t arg), uint64_t arg)
+{
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        if (p->stop) break;
+        etl_batch *b = &p->slots[p->next_write % p->window];
+        if (p->next_write < p->published && b->rendered) {
+            pthread_mutex_unlock(&p->mu);
+            int rc = write_batch(p, b);
+            if (rc != 0) stop_run(p);
+            pthread_mutex_lock(&p->mu);
+            b->pending--;
+            p->next_write++;
+            continue;
+        }
+        if (!want || want(p, arg)) break;
+        pthread_cond_wait(&p->done_cv, &p->mu);
+    }
+    int stopped = p->stop;
+    pthread_mutex_unlock(&p->mu);
+    return stopped ? -1 : 0;
+}
+
+static int slot_free(etl_parallel *p, uint64_t seq) { return p->slots[seq % p->window].pending == 0; }
+static int all_written(etl_parallel *p, uint64_t unused) { (void)unused; return p->next_write == p->published; }
+
+/* The batch the reader fills next (waiting for its slot), or NULL when the run stopped. */
+static etl_batch *open_batch(etl_parallel *p)
+{
+    uint64_t seq = p->published;
+    if (pump(p, slot_free, seq) != 0) return NULL;
+    etl_batch *b = &p->slots[seq % p->window];
+    etl_batch_reset(b, seq);
+    if (p->pending_notes.length) {  /* reader diagnostics raised before this batch's first record */
+        etl_textbuf_append(&b->reader_notes, p->pending_notes.data, p->pending_notes.length);
+        etl_textbuf_reset(&p->pending_notes);
+    }
+    p->filling = b;
+    return b;
+}
+
+static int publish(etl_parallel *p)
+{
+    etl_batch *b = p->filling;
+    p->filling = NULL;
+    etl_batch_seal(b);
+    pthread_mutex_lock(&p->mu);
+    b->pending = p->threads + 1;  /* every worker, then the writer */
+    b->claimed = b->rendered = 0;
+    p->published++;
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_mutex_unlock(&p->mu);
+    return pump(p, NULL, 0);
+}
+
+static int on_read(const etl_event_record *record, void *arg)
+{
+    etl_parallel *p = arg;
+    if (!p->filling && !open_batch(p)) return 1;
+    if (etl_batch_add(p->filling, record) != 0) {
+        fprintf(stderr, "etlconv: out of memory\n");
+        stop_run(p);
+        return 1;
+    }
+    if (++p->read_records % PROGRESS_EVERY == 0 && p->ops->progress)
+        p->ops->progress(p->ctx, p->read_records);
+    return etl_batch_full(p->filling) && publish(p) != 0;
+}
+
+int etl_parallel_pass(etl_parallel *p, etl_trace *trace, int *process_status)
+{
+    here.mode = ON_READER;
+    here.p = p;
+    *process_status = etl_process(trace, on_read, p);
+    /* the last batch, or one without records for diagnostics raised after the last record */
+    if (!p->filling && p->pending_notes.length && !open_batch(p)) *process_status = ETL_STOPPED;
+    if (p->filling && publish(p) != 0) *process_status = ETL_STOPPED;
+    here.mode = ON_NONE;
+    return pump(p, NULL, 0);
+}
+
+/* ---- start and end ------------------------------------------------------------------------------------- */
+
+etl_parallel *etl_parallel_start(const etl_parallel_config *config, const etl_parallel_ops *ops, void *ctx,
+                                 const etl_sink *sink)
+{
+    etl_parallel *p = calloc(1, sizeof *p);
+    if (!p) {
+        fprintf(stderr, "etlconv: out of memory\n");
+        return NULL;
+    }
+    p->ops = ops;
+    p->ctx = ctx;
+    p->sink = sink;
+    p->threads = config->threads ? config->threads : 1;
+    p->window = config->window ? config->window : 2 * (size_t)p->threads + 2;
+    size_t records = config->batch_records ? config->batch_records : DEFAULT_BATCH_RECORDS;
+    size_t bytes = config->batch_bytes ? config->batch_bytes : DEFAULT_BATCH_BYTES;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->work_cv, NULL);
+    pthread_cond_init(&p->done_cv, NULL);
+    p->slots = calloc(p->window, sizeof *p->slots);
+    p->workers = calloc(p->threads, sizeof *p->workers);
+    int rc = p->slots && p->workers ? 0 : ETL_ERR_NOMEM;
+    for (size_t i = 0; i < p->window && rc == 0; i++) rc = etl_batch_init(&p->slots[i], records, bytes);
+    if (rc != 0) {
+        fprintf(stderr, "etlconv: out of memory\n");
+        etl_parallel_free(p);
+        return NULL;
+    }
+    for (unsigned i = 0; i < p->threads; i++) {
+        worker *w = &p->workers[i];
+        w->p = p;
         w->index = i;
-        w->trace = traces[i];
-        if (!(w->slots = calloc(r.ring, sizeof *w->slots))) {
-            fprintf(stderr, "etlconv: out of memory\n");
-            rc = -1;
+        if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+            fprintf(stderr, "etlconv: cannot start %u threads\n", p->threads);
+            stop_run(p);
+            etl_parallel_finish(p);
+            etl_parallel_free(p);
+            return NULL;
         }
+        w->started = 1;
     }
-    unsigned started = 0;
-    for (unsigned i = 0; i < r.threads && rc == 0; i++) {
-        if (pthread_create(&r.workers[i].thread, NULL, worker_main, &r.workers[i]) != 0) {
-            fprintf(stderr, "etlconv: cannot start %u threads\n", r.threads);
-            rc = -1;
-            break;
+    pthread_mutex_lock(&p->mu);
+    while (p->ready < p->threads) pthread_cond_wait(&p->done_cv, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+    return p;
+}
+
+int etl_parallel_finish(etl_parallel *p)
+{
+    int rc = pump(p, all_written, 0);
+    pthread_mutex_lock(&p->mu);
+    p->closed = 1;
+    pthread_cond_broadcast(&p->work_cv);
+    pthread_mutex_unlock(&p->mu);
+    for (unsigned i = 0; i < p->threads; i++)
+        if (p->workers[i].started) {
+            pthread_join(p->workers[i].thread, NULL);
+            p->workers[i].started = 0;
         }
-        r.workers[i].started = 1;
-        started++;
-    }
-    if (rc == 0 && write_batches(&r, sink) != 0) rc = -1;
-    pthread_mutex_lock(&r.mu);
-    if (rc) r.stop = 1;
-    pthread_cond_broadcast(&r.cv);
-    pthread_mutex_unlock(&r.mu);
-    for (unsigned i = 0; i < r.threads; i++)
-        if (r.workers[i].started) pthread_join(r.workers[i].thread, NULL);
-    if (r.stop) rc = -1;
-    *process_status = r.workers[0].process_status;
-    for (unsigned i = 0; i < r.threads; i++) {
-        worker *w = &r.workers[i];
-        if (w->state) ops->worker_end(ctx, w->state);
-        for (size_t k = 0; w->slots && k < r.ring; k++) etl_textbuf_free(&w->slots[k].text);
-        free(w->slots);
-    }
-    pthread_cond_destroy(&r.cv);
-    pthread_mutex_destroy(&r.mu);
-    free(r.workers);
-    return rc;
+    return rc != 0 || p->stop ? -1 : 0;
+}
+
+void *etl_parallel_worker(const etl_parallel *p, unsigned index)
+{
+    return p && p->workers && index < p->threads ? p->workers[index].state : NULL;
+}
+
+void etl_parallel_free(etl_parallel *p)
+{
+    if (!p) return;
+    for (size_t i = 0; p->slots && i < p->window; i++) etl_batch_free(&p->slots[i]);
+    free(p->slots);
+    free(p->workers);
+    etl_textbuf_free(&p->pending_notes);
+    pthread_cond_destroy(&p->work_cv);
+    pthread_cond_destroy(&p->done_cv);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
 }

@@ -1,45 +1,71 @@
 /* One trace converted on N threads with the output of one (issue 14).
  *
- * Every worker opens the inputs itself and sees every record in order, so the state later records depend on
- * (process table, EventSource manifests, embedded schemas: whatever the decoder observes) is built by each
- * worker exactly as a single-threaded run builds it. Records are cut into batches of `batch_records` by
- * their position in the merged stream; batch b belongs to worker b mod N, which decodes, filters and
- * renders its records into the batch's text. The other workers only observe those records. The calling
- * thread writes the batches' text to the sink in batch order, so the output is byte for byte that of one
- * thread.
+ * One reader (the calling thread) reads the trace once: it decompresses each buffer once, merges the records
+ * in order and copies each record's bytes into a batch (a window of batches is shared by all workers). Every
+ * worker goes through every batch in order, so the state later records depend on (process table, EventSource
+ * manifests, embedded schemas: whatever the decoder observes) is built in each worker exactly as a
+ * single-threaded run builds it. A batch of the decoding pass is claimed by the first worker that reaches it:
+ * that worker decodes, filters and renders its records into the batch's text; the others only observe them
+ * (the ops' `record` with out == NULL). The calling thread writes the batches' text to the sink in batch order, so the output is byte for
+ * byte that of one thread.
  *
- * Memory: each worker holds at most `window` finished batches that the writer has not taken yet, plus the
- * one it is filling; a worker that is that far ahead waits. Bound: N x (one reader + one decoder + one
- * registry) + N x (window + 1) x (text of one batch). */
+ * Diagnostics raised while reading (on the calling thread) and while a worker renders its own records
+ * (etl_parallel_defer_diagnostic) are kept with the batch at the record they belong to and given to the
+ * ops' `diagnostic` on the calling thread in the order one thread would print them; those raised while a
+ * worker only observes are dropped (the owner of the record raises them).
+ *
+ * Memory: `window` batches (default 2 x threads + 2); a batch holds at most `batch_records` records (default
+ * 1024) and at most `batch_bytes` of record bytes (default 1 MiB, plus one record of at most 64 KiB), plus the
+ * text its owner rendered. Bound: window x (batch bytes + record headers + batch text) + N x (one decoder +
+ * one registry) + one reader. */
 #ifndef ETL_PIPELINE_PARALLEL_H
 #define ETL_PIPELINE_PARALLEL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "etl/etl.h"
 #include "etl/etl_writer.h"
 #include "util/textbuf.h"
 
 typedef struct etl_parallel_ops {
-    /* In the worker's thread, before its first record: its state (NULL stops the run). */
-    void *(*worker_start)(void *ctx, unsigned index, etl_trace *trace);
-    /* Every record of the trace, in order, in every worker. `out` is non-NULL when the record belongs to this
-     * worker: decode, filter and render it there. NULL: only observe it. Non-zero stops the whole run. */
+    /* In the worker's thread, before its first batch: its state (NULL stops the run). etl_parallel_start
+     * returns once every worker has run it. */
+    void *(*worker_start)(void *ctx, unsigned index);
+    /* Every record, in order, in every worker. `out` is non-NULL when the record's batch
+     * belongs to this worker: decode, filter and render it there. NULL: only observe it. Non-zero stops. */
     int (*record)(void *worker, const etl_event_record *record, etl_textbuf *out);
-    /* After all workers ended, in the calling thread, in worker order. */
-    void (*worker_end)(void *ctx, void *worker);
+    /* Calling thread, in output order: a diagnostic kept by etl_parallel_defer_diagnostic. */
+    void (*diagnostic)(void *ctx, const etl_diagnostic *d);
+    /* Calling thread, every 4096 records read (may be NULL). */
+    void (*progress)(void *ctx, uint64_t records);
 } etl_parallel_ops;
 
 typedef struct etl_parallel_config {
-    unsigned threads;        /* >= 1: traces[0..threads) */
+    unsigned threads;        /* workers, >= 1 */
     size_t batch_records;    /* 0: 1024 */
-    size_t window;           /* 0: 4 */
+    size_t batch_bytes;      /* 0: 1 MiB */
+    size_t window;           /* batches in flight; 0: 2 x threads + 2 */
 } etl_parallel_config;
 
-/* Runs worker i over traces[i] (each an etl_open of the same inputs; the caller opens and closes them) and
- * writes the batches to sink. Returns 0 with *process_status = what etl_process returned for worker 0, or -1
- * when a worker stopped the run, the sink failed or a thread could not start (a message was printed). */
-int etl_parallel_run(etl_trace *const *traces, const etl_parallel_config *config, const etl_parallel_ops *ops,
-                     void *ctx, const etl_sink *sink, int *process_status);
+typedef struct etl_parallel etl_parallel;
+
+/* Starts the workers and waits until each has its state. NULL after a message when out of memory or a
+ * thread could not start. */
+etl_parallel *etl_parallel_start(const etl_parallel_config *config, const etl_parallel_ops *ops, void *ctx,
+                                 const etl_sink *sink);
+/* Reads `trace` in the calling thread (etl_process) and feeds its records to the workers, writing finished
+ * batches meanwhile. Returns 0 with *process_status = what etl_process returned,
+ * or -1 when the run stopped (a worker failed, the sink failed, out of memory). */
+int etl_parallel_pass(etl_parallel *p, etl_trace *trace, int *process_status);
+/* Writes what is left, stops and joins the workers. 0, or -1 when the run failed. */
+int etl_parallel_finish(etl_parallel *p);
+/* A worker's state (after etl_parallel_finish: its thread has ended); NULL when it never started. */
+void *etl_parallel_worker(const etl_parallel *p, unsigned index);
+void etl_parallel_free(etl_parallel *p);
+
+/* For diagnostic callbacks: 1 when the calling thread is a pipeline thread and the diagnostic was kept (or
+ * dropped, see above) — the caller then prints nothing; 0 otherwise. */
+int etl_parallel_defer_diagnostic(const etl_diagnostic *d);
 
 #endif

@@ -1,10 +1,12 @@
-/* Trace file input: plain files are read with pread; gzip files are inflated to a temporary file first. */
+/* Trace file input: plain files are mapped (pread where that fails); gzip files are inflated to a temporary
+ * file first, which is mapped the same way. */
 #include "reader/input.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -59,7 +61,25 @@ static int inflate_to_temp(etl_input *in, const char *path, etl_error *err)
     return ETL_OK;
 }
 
+/* Maps the whole input when it can; reading falls back to pread otherwise. */
+static void map_input(etl_input *in)
+{
+    in->map = NULL;
+    if (in->fd < 0 || in->size == 0 || in->size > SIZE_MAX) return;
+    void *m = mmap(NULL, (size_t)in->size, PROT_READ, MAP_PRIVATE, in->fd, 0);
+    if (m != MAP_FAILED) in->map = m;
+}
+
+static int open_unmapped(etl_input *in, const char *path, etl_error *err);
+
 int etl_input_open(etl_input *in, const char *path, etl_error *err)
+{
+    int rc = open_unmapped(in, path, err);
+    if (rc == ETL_OK) map_input(in);
+    return rc;
+}
+
+static int open_unmapped(etl_input *in, const char *path, etl_error *err)
 {
     if (etl_cab_is_member_path(path)) return etl_cab_input_open(in, path, err);  /* "REPORT.cab::x.etl" */
     memset(in, 0, sizeof *in);
@@ -102,8 +122,29 @@ int etl_input_read(const etl_input *in, uint64_t offset, void *dst, size_t len)
     return ETL_OK;
 }
 
+const uint8_t *etl_input_view(const etl_input *in, uint64_t offset, size_t len)
+{
+    if (!in->map || offset > in->size || len > in->size - offset) return NULL;
+    struct stat st;  /* a page beyond the end of a file truncated meanwhile would fault: read those instead */
+    if (!in->temp && (fstat(in->fd, &st) != 0 || (uint64_t)st.st_size < offset + len)) return NULL;
+    return in->map + offset;
+}
+
+void etl_input_release(const etl_input *in, uint64_t offset, size_t len)
+{
+    if (!in->map || offset > in->size || len > in->size - offset) return;
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    /* Whole pages, those shared with a neighbouring buffer included: a dropped page still in use elsewhere is
+     * read again from the page cache at its next access (the mapping is private and never written). */
+    uint64_t first = offset / page * page, end = (offset + len + page - 1) / page * page;
+    if (end > in->size) end = in->size;
+    if (first < end) madvise((void *)(in->map + first), (size_t)(end - first), MADV_DONTNEED);
+}
+
 void etl_input_close(etl_input *in)
 {
+    if (in->map) munmap((void *)in->map, (size_t)in->size);
+    in->map = NULL;
     if (in->temp) fclose(in->temp);
     else if (in->fd >= 0) close(in->fd);
     in->temp = NULL;

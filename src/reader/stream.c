@@ -1,6 +1,8 @@
-/* One processor's buffers of one file, read one buffer at a time. Memory: every stream's current payload
- * counts against the trace's memory budget; past it, the payloads of the streams whose records come last are
- * freed and read again when the merge reaches them (docs/robustness.md). */
+/* One processor's buffers of one file, read one buffer at a time. An uncompressed buffer of a mapped file is
+ * read in place; a compressed one is decompressed once from the mapping into the stream's payload. Memory:
+ * every stream's payload counts against the trace's memory budget; past it, the payloads of the streams whose
+ * records come last are freed and read again when the merge reaches them (docs/robustness.md). Mapped buffers
+ * hold no payload, and their pages leave the resident set when the stream moves on (reader/input.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +41,7 @@ static void make_room(etl_trace *t, const etl_stream *keep, size_t need)
         }
         if (!victim) return;
         release_payload(t, victim);
-        if (victim->current) victim->evicted = 1;
+        if (victim->current && !victim->mapped) victim->evicted = 1;
     }
 }
 
@@ -54,37 +56,82 @@ static int reserve_payload(etl_trace *t, etl_stream *s, size_t need)
     return 0;
 }
 
-/* Reads (and decompresses) buffer b into s->payload. ETL_OK, ETL_ERR_NOMEM, or ETL_ERR_IO/ETL_ERR_DECOMPRESS
- * after a report (the buffer's events are lost). */
+/* Bytes of mapped input read between two sweeps. The kernel maps pages around each fault ("fault-around"),
+ * some of them of buffers already released, so every so often every mapping is given back whole: the
+ * resident set keeps at most about this much of the files, whatever their size. */
+#define MAPPED_SWEEP_BYTES ((uint64_t)8 << 20)
+
+/* A mapped range of `bytes` was read and released. */
+static void count_mapped(etl_trace *t, uint64_t bytes)
+{
+    t->mapped_read += bytes;
+    if (t->mapped_read < MAPPED_SWEEP_BYTES) return;
+    t->mapped_read = 0;
+    for (size_t i = 0; i < t->file_count; i++) etl_input_release(&t->files[i].input, 0, t->files[i].input.size);
+}
+
+/* Points s->data at buffer b's records: in place when the file is mapped and b is not compressed, else
+ * decompressed or read into s->payload. ETL_OK, ETL_ERR_NOMEM, or ETL_ERR_IO/ETL_ERR_DECOMPRESS after a
+ * report (the buffer's events are lost). */
 static int read_payload(etl_trace *t, etl_stream *s, const etl_buffer_ref *b)
 {
     etl_trace_file *f = &t->files[s->file_index];
     size_t expected = b->valid - ETL_BUFFER_HEADER_SIZE;
+    uint64_t at = b->offset + ETL_BUFFER_HEADER_SIZE;
+    if (!(b->flags & ETL_BUFFER_FLAG_COMPRESSED)) {
+        const uint8_t *view = etl_input_view(&f->input, at, expected);
+        if (view) {
+            s->data = view;
+            s->mapped = 1;
+            return ETL_OK;
+        }
+    }
     if (reserve_payload(t, s, expected ? expected : 1)) return ETL_ERR_NOMEM;
+    s->data = s->payload;
     if (b->flags & ETL_BUFFER_FLAG_COMPRESSED) {
         size_t in_len = b->disk_size - ETL_BUFFER_HEADER_SIZE;
-        if (ensure(&t->scratch, &t->scratch_cap, in_len ? in_len : 1)) return ETL_ERR_NOMEM;
-        if (etl_input_read(&f->input, b->offset + ETL_BUFFER_HEADER_SIZE, t->scratch, in_len) != ETL_OK) {
-            etl_trace_diag(t, ETL_ERROR, ETL_ERR_IO, s->file_index, b->offset, "cannot read buffer");
-            return ETL_ERR_IO;
+        const uint8_t *in = etl_input_view(&f->input, at, in_len);
+        if (!in) {
+            if (ensure(&t->scratch, &t->scratch_cap, in_len ? in_len : 1)) return ETL_ERR_NOMEM;
+            if (etl_input_read(&f->input, at, t->scratch, in_len) != ETL_OK) {
+                etl_trace_diag(t, ETL_ERROR, ETL_ERR_IO, s->file_index, b->offset, "cannot read buffer");
+                return ETL_ERR_IO;
+            }
+            in = t->scratch;
         }
         etl_compression_format used;
-        if (etl_decompress_etl_buffer(t->scratch, in_len, s->payload, expected, &used) != ETL_OK) {
+        int rc = etl_decompress_etl_buffer(in, in_len, s->payload, expected, &used);
+        if (in != t->scratch) {  /* decompressed once: done with it */
+            etl_input_release(&f->input, at, in_len);
+            count_mapped(t, b->disk_size);
+        }
+        if (rc != ETL_OK) {
             etl_trace_diag(t, ETL_ERROR, ETL_ERR_DECOMPRESS, s->file_index, b->offset,
                            "compressed buffer does not decompress to its stated %zu bytes; its events are lost",
                            expected);
             return ETL_ERR_DECOMPRESS;
         }
-    } else if (etl_input_read(&f->input, b->offset + ETL_BUFFER_HEADER_SIZE, s->payload, expected) != ETL_OK) {
+    } else if (etl_input_read(&f->input, at, s->payload, expected) != ETL_OK) {
         etl_trace_diag(t, ETL_ERROR, ETL_ERR_IO, s->file_index, b->offset, "cannot read buffer");
         return ETL_ERR_IO;
     }
     return ETL_OK;
 }
 
+/* The stream leaves its current buffer: a mapped one's pages go back. */
+static void leave_buffer(etl_trace *t, etl_stream *s)
+{
+    if (!s->mapped) return;
+    s->mapped = 0;
+    etl_input_release(&t->files[s->file_index].input, s->current->offset + ETL_BUFFER_HEADER_SIZE,
+                      s->current->valid - ETL_BUFFER_HEADER_SIZE);
+    count_mapped(t, s->current->disk_size);
+}
+
 /* Loads buffers until one has a readable payload. Returns ETL_OK (has_record may be 0 at the end). */
 static int load_next_buffer(etl_trace *t, etl_stream *s)
 {
+    if (s->current) leave_buffer(t, s);
     while (s->next_buffer < s->buffer_count) {
         const etl_buffer_ref *b = &s->buffers[s->next_buffer++];
         s->current = b;
@@ -112,7 +159,7 @@ static int position(etl_trace *t, etl_stream *s)
         if (!s->current) return ETL_OK;
         const char *why = NULL;
         int has_ts = 1;
-        etl_record_result r = etl_record_parse(s->payload, s->payload_len, s->pos, f->pointer_size, &s->record,
+        etl_record_result r = etl_record_parse(s->data, s->payload_len, s->pos, f->pointer_size, &s->record,
                                                s->items, ETL_MAX_EXTENDED_ITEMS, &s->advance, &has_ts, &why);
         if (r == ETL_RECORD_OK) {
             etl_event_record *rec = &s->record;
@@ -161,7 +208,7 @@ int etl_stream_make_resident(etl_trace *t, etl_stream *s)
         etl_trace_file *f = &t->files[s->file_index];
         const char *why = NULL;
         int has_ts;
-        if (etl_record_parse(s->payload, s->payload_len, s->pos, f->pointer_size, &s->record, s->items,
+        if (etl_record_parse(s->data, s->payload_len, s->pos, f->pointer_size, &s->record, s->items,
                              ETL_MAX_EXTENDED_ITEMS, &s->advance, &has_ts, &why) == ETL_RECORD_OK) {
             s->record.raw_timestamp = kept.raw_timestamp;
             s->record.header.timestamp = kept.header.timestamp;

@@ -266,7 +266,7 @@ static int skip_record(const etl_trace *t, const etl_event_record *rec)
 
 int etl_process(etl_trace *t, etl_event_fn callback, void *ctx)
 {
-    if (!t || !callback) return ETL_ERR_ARG;
+    if (!t || !callback || t->is_view) return ETL_ERR_ARG;
     if (t->processed) return ETL_ERR_ARG; /* like ProcessTrace, a trace is processed once */
     t->processed = 1;
     for (size_t i = 0; i < t->stream_count; i++) {
@@ -320,9 +320,26 @@ int etl_process(etl_trace *t, etl_event_fn callback, void *ctx)
     return ETL_OK;
 }
 
+etl_trace *etl_trace_view(const etl_trace *t)
+{
+    if (!t) return NULL;
+    etl_trace *v = calloc(1, sizeof *v);
+    if (!v) return NULL;
+    v->files = t->files;
+    v->file_count = t->file_count;
+    v->stats.bytes_total = t->stats.bytes_total;
+    v->stats.buffers = t->stats.buffers;
+    v->is_view = 1;
+    return v;
+}
+
 void etl_close(etl_trace *t)
 {
     if (!t) return;
+    if (t->is_view) {
+        free(t);
+        return;
+    }
     for (size_t i = 0; i < t->stream_count; i++) free(t->streams[i].payload);
     for (size_t i = 0; i < t->file_count; i++) {
         etl_input_close(&t->files[i].input);

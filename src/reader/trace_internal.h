@@ -54,7 +54,9 @@ typedef struct etl_stream {
     size_t buffer_count;
     size_t next_buffer;          /* index of the buffer to load next */
     const etl_buffer_ref *current;
-    uint8_t *payload;            /* records of the current buffer (decompressed when needed) */
+    const uint8_t *data;         /* records of the current buffer: in the file's mapping, or `payload` */
+    int mapped;                  /* data lies in the mapping: give its pages back when leaving the buffer */
+    uint8_t *payload;            /* a decompressed (or, unmapped, read) copy of the current buffer */
     size_t payload_cap;
     size_t payload_len;
     size_t pos;                  /* offset of the current record in payload */
@@ -82,8 +84,10 @@ struct etl_trace {
     size_t scratch_cap;
     size_t memory_budget;        /* bytes of payload held by all streams together (etl_trace_set_memory_budget) */
     size_t resident;             /* bytes of payload held now */
+    uint64_t mapped_read;        /* bytes of mapped buffers read since the last sweep (stream.c) */
     etl_trace_stats stats;
     int processed;
+    int is_view;                 /* etl_trace_view: `files` belongs to another trace */
 };
 
 /* Reports a diagnostic through the callback and counts it. */

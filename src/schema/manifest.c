@@ -473,6 +473,7 @@ static int parse_event(mx_context *ctx, const xmlNode *e, const mx_provider *p, 
         ev->properties = t->properties;
         ev->property_count = t->property_count;
         ev->top_level_count = t->top_level_count;
+        ev->user_data = t->user_data;
     }
     return ETL_OK;
 }

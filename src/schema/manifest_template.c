@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "schema/manifest_xml.h"
+#include "util/textbuf.h"
 
 #define MAX_TEMPLATE_PROPERTIES 4096u   /* indices are u16; real templates have < 100 */
 #define MAX_STRUCT_DEPTH 8
@@ -194,6 +195,80 @@ static void unflatten_perfview_struct(const xmlNode *t, const xmlNode *const *no
     last->map = NULL;
 }
 
+/* ---- <UserData>: the element layout, as etl_event_info.user_data describes it ------------------------- */
+
+#define MAX_USER_DATA 16384   /* bytes of layout; real ones are a few hundred */
+
+static void ud_qname(etl_textbuf *b, char code, const xmlNs *ns, const xmlChar *name)
+{
+    etl_textbuf_putc(b, code);
+    if (ns && ns->prefix) {
+        etl_textbuf_puts(b, (const char *)ns->prefix);
+        etl_textbuf_putc(b, ':');
+    }
+    etl_textbuf_puts(b, (const char *)name);
+    etl_textbuf_putc(b, '\x02');
+}
+
+/* Text without the whitespace around it (mc keeps "<X> %1 </X>" as the value alone). */
+static void ud_text(etl_textbuf *b, const char *text)
+{
+    const char *end = text + strlen(text);
+    while (*text == ' ' || *text == '\t' || *text == '\n' || *text == '\r') text++;
+    while (end > text && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n' || end[-1] == '\r')) end--;
+    if (end == text) return;
+    etl_textbuf_putc(b, '\x04');
+    etl_textbuf_append(b, text, (size_t)(end - text));
+    etl_textbuf_putc(b, '\x02');
+}
+
+static int ud_element(etl_textbuf *b, const xmlNode *n, int depth)
+{
+    if (depth > MAX_STRUCT_DEPTH * 4) return -1;
+    ud_qname(b, '\x01', n->ns, n->name);
+    for (const xmlNs *ns = n->nsDef; ns; ns = ns->next) {
+        etl_textbuf_putc(b, '\x03');
+        etl_textbuf_puts(b, ns->prefix ? "xmlns:" : "xmlns");
+        if (ns->prefix) etl_textbuf_puts(b, (const char *)ns->prefix);
+        etl_textbuf_putc(b, '\x02');
+        etl_textbuf_puts(b, ns->href ? (const char *)ns->href : "");
+        etl_textbuf_putc(b, '\x02');
+    }
+    for (const xmlAttr *a = n->properties; a; a = a->next) {
+        xmlChar *value = xmlNodeGetContent((const xmlNode *)a);
+        ud_qname(b, '\x03', a->ns, a->name);
+        etl_textbuf_puts(b, value ? (const char *)value : "");
+        etl_textbuf_putc(b, '\x02');
+        xmlFree(value);
+    }
+    for (const xmlNode *c = n->children; c; c = c->next) {
+        if (c->type == XML_ELEMENT_NODE) {
+            if (ud_element(b, c, depth + 1) != 0) return -1;
+        } else if ((c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE) && c->content) {
+            ud_text(b, (const char *)c->content);
+        }
+    }
+    etl_textbuf_putc(b, '\x05');
+    return b->failed || b->length > MAX_USER_DATA ? -1 : 0;
+}
+
+/* The template's <UserData> child as a layout string in the arena; NULL when there is none or it cannot be
+ * kept (too large, too deep: those events are written as EventData). */
+static const char *parse_user_data(mx_context *ctx, const xmlNode *t)
+{
+    const xmlNode *ud = NULL;
+    for (const xmlNode *c = t->children; c && !ud; c = c->next)
+        if (mx_is(c, "UserData")) ud = c;
+    if (!ud) return NULL;
+    etl_textbuf b = {0};
+    int rc = 0, elements = 0;
+    for (const xmlNode *c = ud->children; c && rc == 0; c = c->next)
+        if (c->type == XML_ELEMENT_NODE) rc = ud_element(&b, c, 0), elements++;
+    const char *out = rc == 0 && elements > 0 && b.data ? etl_arena_strdup(&ctx->set->arena, b.data) : NULL;
+    etl_textbuf_free(&b);
+    return out;
+}
+
 int mx_parse_template(mx_context *ctx, const xmlNode *t, mx_template *out, etl_error *err)
 {
     etl_arena *arena = &ctx->set->arena;
@@ -260,6 +335,7 @@ int mx_parse_template(mx_context *ctx, const xmlNode *t, mx_template *out, etl_e
     out->properties = props;
     out->property_count = (uint32_t)n;
     out->top_level_count = (uint32_t)top;
+    out->user_data = parse_user_data(ctx, t);
     return ETL_OK;
 }
 
@@ -302,6 +378,6 @@ int mx_parse_templates(mx_context *ctx, const xmlNode *provider, etl_error *err)
 
 const mx_template *mx_find_template(const mx_context *ctx, const char *tid)
 {
-    mx_template key = {tid, NULL, 0, 0, 0};
+    mx_template key = {tid, NULL, 0, 0, 0, NULL};
     return ctx->template_count ? bsearch(&key, ctx->templates, ctx->template_count, sizeof(key), template_cmp) : NULL;
 }

@@ -385,7 +385,7 @@ static int parse_event_template(const wep_event_ctx *ec, etl_event_info *ev, etl
         char tid[80];
         snprintf(tid, sizeof(tid), "event %llu version %llu", (unsigned long long)ec->id,
                  (unsigned long long)ec->version);
-        mx_template t = {tid, NULL, 0, 0, 0};
+        mx_template t = {tid, NULL, 0, 0, 0, NULL};
         ctx->map_count = 0;   /* the dumps carry no maps: mapped fields show their numbers */
         rc = mx_parse_template(ctx, root, &t, mx_err(ctx));
         ctx->origin = origin;

@@ -25,6 +25,7 @@ typedef struct mx_template {
     const etl_property_info *properties;
     uint32_t property_count, top_level_count;
     int bad;                 /* failed to parse: its events are skipped */
+    const char *user_data;   /* its <UserData> layout (etl_event_info.user_data), or NULL */
 } mx_template;
 
 typedef struct mx_context {

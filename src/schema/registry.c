@@ -280,6 +280,7 @@ static etl_event_info *copy_info(etl_schema_registry *r, const etl_event_info *s
     d->channel_name = arena_strdup(&r->arena, src->channel_name, &failed);
     d->message = arena_strdup(&r->arena, src->message, &failed);
     d->provider_message = arena_strdup(&r->arena, src->provider_message, &failed);
+    d->user_data = arena_strdup(&r->arena, src->user_data, &failed);
     d->keyword_names = NULL;
     d->keyword_name_count = src->keyword_names ? src->keyword_name_count : 0;
     if (d->keyword_name_count) {

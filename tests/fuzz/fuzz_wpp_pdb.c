@@ -1,7 +1,8 @@
 /* libFuzzer target for the PDB reader of WPP annotations (built by `make fuzz`, never by `make check`): the
  * input is a PDB (MSF container, stream directory, DBI module list, module symbol streams); every TMF
- * statement its annotations give is then decoded against the input's last 64 bytes. Seeds: tests/fuzz/seeds.sh
- * wpp-pdb (a PDB built like tests/test_wpp_pdb.c's). */
+ * statement its annotations give is then decoded against the input's last 64 bytes, and looked up by component
+ * id; "TMC:" control GUIDs and TPI enums are read on the way. Seeds: tests/fuzz/seeds.sh wpp-pdb (the PDBs
+ * tests/test_wpp_pdb.c builds). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             ev.record = &rec;
             etl_render_context ctx = {8, NULL, 0, NULL};
             if (wpp_decode(d, store, &rec, &ctx, &ev) == 1) sink += strlen(ev.message);
+            /* the GUID-less forms: TRACE_MESSAGE_COMPONENTID (Data1 only), and a control GUID (TMC:) */
+            wpp_match how;
+            etl_guid id = {st->guid.data1, 0, 0, {0}};
+            sink += wpp_store_lookup(store, &id, st->number, 1, &how) != NULL;
+            const wpp_control *c = wpp_store_control_at(store, i % (wpp_store_control_count(store) + 1));
+            if (c) sink += c->flag_count + (wpp_store_lookup(store, &c->guid, st->number, 0, &how) != NULL);
         }
     }
     wpp_decoder_free(d);

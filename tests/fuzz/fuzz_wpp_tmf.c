@@ -1,8 +1,8 @@
 /* libFuzzer target for WPP (built by `make fuzz`, never by `make check`): the TMF parser and the argument
  * walker. The first byte selects:
  *   even: the rest is "<TMF text>\0<payload>": the text is parsed, then every statement it loaded (up to 64)
- *         decodes the payload as a classic trace message with 4- and 8-byte pointers, and the tracefmt prefix
- *         is expanded with the statement's message;
+ *         decodes the payload as a classic trace message with 4- and 8-byte pointers and as a
+ *         TRACE_MESSAGE_COMPONENTID one, and the tracefmt prefix is expanded with the statement's message;
  *   odd:  the rest is "<message number byte><payload>" decoded with a fixed TMF that holds every item type
  *         (the walker and renderers against hostile payloads).
  * Seeds: tests/fuzz/seeds.sh wpp. */
@@ -36,11 +36,17 @@ static void decode_all(const wpp_store *store, const wpp_statement *st, const ui
 {
     wpp_decoder *d = wpp_decoder_new();
     if (!d) return;
-    for (unsigned ptr = 4; ptr <= 8; ptr += 4) {
+    for (int pass = 0; pass < 3; pass++) {
+        unsigned ptr = pass ? 8 : 4;
         etl_event_record rec;
         memset(&rec, 0, sizeof rec);
         rec.kind = ETL_KIND_MESSAGE;
         rec.header.provider_id = st->guid;
+        if (pass == 2) { /* TRACE_MESSAGE_COMPONENTID: only the GUID's Data1, found through the second index */
+            rec.wpp_option_flags = WPP_TRACE_MESSAGE_COMPONENTID;
+            memset(&rec.header.provider_id, 0, sizeof rec.header.provider_id);
+            rec.header.provider_id.data1 = st->guid.data1;
+        }
         rec.header.descriptor.id = st->number;
         rec.user_data = payload;
         rec.user_data_length = (uint16_t)(n > 65535 ? 65535 : n);

@@ -58,7 +58,8 @@ if [ "$target" = cab ]; then  # cabinets around small corpus traces: stored, MSZ
     exit 0
 fi
 # wpp (issue 18): 0 + every TMF of the corpus + NUL + a payload; 1 + message number + payload (fixed TMF).
-# wpp-pdb: the PDB tests/test_wpp_pdb.c builds from the BthPS3PSM cvdump (make build/tests/test_wpp_pdb first).
+# wpp-pdb: the PDBs tests/test_wpp_pdb.c builds: from the BthPS3PSM cvdump (with its TMC: control GUID) and
+# from findneedle's TMFs (with a TPI stream of C enums); make build/tests/test_wpp_pdb first.
 if [ "$target" = wpp ]; then
     for f in ../shared/corpus/findneedle/tmf/*.tmf ../shared/schemas/wpp-tmf/nefarius/tmf/*.tmf; do
         { printf '\000'; cat "$f"; printf '\000\001\000\000\000abc\000\002\000xy'; } > "$dir/tmf-$(basename "$f")"
@@ -67,7 +68,8 @@ if [ "$target" = wpp ]; then
     echo "$(ls "$dir" | wc -l) seeds in $dir"; exit 0
 fi
 if [ "$target" = wpp-pdb ]; then
-    ETLCONV_KEEP_PDB="$dir/BthPS3PSM-annotations.pdb" build/tests/test_wpp_pdb > /dev/null
+    ETLCONV_KEEP_PDB="$dir/BthPS3PSM-annotations.pdb" ETLCONV_KEEP_FINDNEEDLE_PDB="$dir/findneedle-enums.pdb" \
+        build/tests/test_wpp_pdb > /dev/null
     echo "$(ls "$dir" | wc -l) seeds in $dir"; exit 0
 fi
 if [ "$target" = reader ]; then

@@ -19,6 +19,7 @@ static const char msf_magic[32] = "Microsoft C/C++ MSF 7.00\r\n\x1a" "DS\0\0\0";
 enum {
     SUPERBLOCK_SIZE = 56,
     DBI_HEADER_SIZE = 64,
+    TPI_STREAM = 2,
     DBI_STREAM = 3,
     MODINFO_FIXED = 64,            /* ModInfo up to ModuleName */
     MODINFO_SYM_STREAM = 34,       /* u16 ModuleSymStream */
@@ -161,7 +162,36 @@ static int has_func(const char *s, size_t n)
     return 0;
 }
 
-/* One "TMF:" annotation → TMF text → the store. */
+/* "TMC:" annotation (WPP_DEFINE_CONTROL_GUID): control GUID, control name, then one string per
+ * WPP_DEFINE_BIT flag name. */
+static int take_control(wpp_store *store, const uint8_t *p, size_t n, size_t pos, unsigned count, const char *origin,
+                        etl_tmf_load_stats *stats, etl_error *first_err, int *failed)
+{
+    const char *strings[2 + WPP_MAX_CONTROL_FLAGS];
+    unsigned k = 0;
+    for (unsigned i = 1; i < count && pos < n && k < 2 + WPP_MAX_CONTROL_FLAGS; i++) {
+        const uint8_t *nul = memchr(p + pos, 0, n - pos);
+        if (!nul) break;
+        strings[k++] = (const char *)p + pos;
+        pos = (size_t)(nul - p) + 1;
+    }
+    etl_guid guid;
+    if (k < 2 || etl_guid_parse(strings[0], &guid) != 0) {
+        stats->refused++;
+        if (!*failed) {
+            snprintf(first_err->message, sizeof first_err->message, "%.400s: \"TMC:\" annotation without a control GUID and name",
+                     origin);
+            *failed = 1;
+        }
+        return ETL_OK;
+    }
+    int rc = wpp_store_add_control(store, &guid, strings[1], strings + 2, k - 2);
+    if (rc == ETL_ERR_NOMEM) return rc;
+    if (rc == ETL_OK) stats->controls++;
+    return ETL_OK;
+}
+
+/* One "TMF:" annotation → TMF text → the store; "TMC:" → a control GUID. */
 static int take_annotation(wpp_store *store, const uint8_t *p, size_t n, const char *function, const char *origin,
                            etl_textbuf *text, etl_tmf_load_stats *stats, etl_error *first_err, int *failed)
 {
@@ -175,6 +205,8 @@ static int take_annotation(wpp_store *store, const uint8_t *p, size_t n, const c
         const char *s = (const char *)p + pos;
         pos += len + 1;
         if (i == 0) {
+            if (len == 4 && memcmp(s, "TMC:", 4) == 0)
+                return take_control(store, p, n, pos, count, origin, stats, first_err, failed);
             if (len != 4 || memcmp(s, "TMF:", 4) != 0) return ETL_OK;
             continue;
         }
@@ -247,6 +279,7 @@ static int load_pdb(pdb_file *f, wpp_store *store, etl_tmf_load_stats *stats)
     }
     int rc = open_msf(f);
     if (rc != ETL_OK) return rc;
+    wpp_store_begin_origin(store); /* its statements are those its TMC: control GUIDs find */
     uint8_t *dbi;
     size_t dbi_size;
     if (f->stream_count <= DBI_STREAM) return fail(f, 0, "PDB without a DBI stream");
@@ -264,6 +297,7 @@ static int load_pdb(pdb_file *f, wpp_store *store, etl_tmf_load_stats *stats)
     etl_error first_err;
     int failed = 0;
     unsigned found = 0;
+    size_t first_statement = wpp_store_statement_count(store);
     for (size_t off = DBI_HEADER_SIZE; rc == ETL_OK && off + MODINFO_FIXED < mod_end;) {
         const uint8_t *m = dbi + off;
         uint16_t stream = etl_le16(m + MODINFO_SYM_STREAM);
@@ -288,6 +322,14 @@ static int load_pdb(pdb_file *f, wpp_store *store, etl_tmf_load_stats *stats)
     }
     etl_textbuf_free(&text);
     free(dbi);
+    if (rc == ETL_OK && found && wpp_pdb_enums_missing(store, first_statement) && f->stream_count > TPI_STREAM) {
+        uint8_t *tpi;
+        size_t tpi_size;
+        if ((rc = read_stream(f, TPI_STREAM, MAX_STREAM_BYTES, &tpi, &tpi_size)) == ETL_OK) {
+            rc = wpp_pdb_take_enums(store, first_statement, tpi, tpi_size, stats);
+            free(tpi);
+        }
+    }
     if (rc != ETL_OK) return rc;
     if (found) stats->files++;
     if (failed) {

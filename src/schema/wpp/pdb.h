@@ -16,4 +16,10 @@ int wpp_pdb_load_file(wpp_store *store, const char *path, etl_error *err, etl_tm
 int wpp_pdb_load_memory(wpp_store *store, const uint8_t *data, size_t size, const char *origin, etl_error *err,
                         etl_tmf_load_stats *stats);
 
+/* pdb_types.c: whether statements [first, end) of the store name an ItemEnum/ItemFlagsEnum table it lacks, and
+ * those tables taken from a PDB's TPI stream (its LF_ENUM records), as tracepdb writes them as #enumv. */
+int wpp_pdb_enums_missing(const wpp_store *store, size_t first_statement);
+int wpp_pdb_take_enums(wpp_store *store, size_t first_statement, const uint8_t *tpi, size_t size,
+                       etl_tmf_load_stats *stats);
+
 #endif

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "schema/wpp/wpp.h"
+#include "schema/wpp/wpp_match.h"
 
 /* ---- store ------------------------------------------------------------------------------------------- */
 
@@ -38,6 +39,8 @@ struct wpp_store {
     size_t component_count, component_capacity;
     wpp_enum *enums;
     size_t enum_count, enum_capacity;
+    uint32_t origin;               /* of the components being added */
+    wpp_match_index *match;        /* statements by control GUID and by component id (wpp_match.c) */
 };
 
 static void *arena_alloc(wpp_store *s, size_t n)
@@ -80,7 +83,18 @@ void wpp_store_free(wpp_store *s)
     free(s->slots);
     free(s->components);
     free(s->enums);
+    wpp_match_index_free(s->match);
     free(s);
+}
+
+void wpp_store_begin_origin(wpp_store *s) { s->origin++; }
+
+uint32_t wpp_store_origin(const wpp_store *s) { return s ? s->origin : 0; }
+
+wpp_match_index *wpp_store_match_index(const wpp_store *s, int create)
+{
+    if (s && !s->match && create) ((wpp_store *)s)->match = wpp_match_index_new();
+    return s ? s->match : NULL;
 }
 
 size_t wpp_store_statement_count(const wpp_store *s) { return s ? s->statement_count : 0; }
@@ -145,6 +159,10 @@ static int store_add(wpp_store *s, const wpp_statement *st)
     if ((s->statement_count + 1) * 2 > s->slot_capacity &&
         rehash(s, s->slot_capacity ? s->slot_capacity * 2 : 128) != ETL_OK)
         return ETL_ERR_NOMEM;
+    if (!wpp_store_match_index(s, 1) ||
+        wpp_match_index_add(s->match, s->components[st->component].origin, &st->guid, st->number,
+                            (uint32_t)s->statement_count) != ETL_OK)
+        return ETL_ERR_NOMEM;
     s->statements[s->statement_count] = *st;
     size_t mask = s->slot_capacity - 1;
     size_t i = key_hash(&st->guid, st->number) & mask;
@@ -175,6 +193,27 @@ static int grow(void **array, size_t *capacity, size_t count, size_t size)
     *array = p;
     *capacity = cap;
     return ETL_OK;
+}
+
+static int add_enum(wpp_store *s, const wpp_enum *en)
+{
+    if (wpp_store_enum(s, en->name)) return ETL_OK;
+    if (grow((void **)&s->enums, &s->enum_capacity, s->enum_count, sizeof *en) != ETL_OK) return ETL_ERR_NOMEM;
+    s->enums[s->enum_count++] = *en;
+    return ETL_OK;
+}
+
+int wpp_store_add_enum(wpp_store *s, const char *name, const wpp_enum_entry *entries, uint32_t count)
+{
+    if (wpp_store_enum(s, name)) return ETL_OK;
+    if (count > WPP_MAX_ENUM_ENTRIES) count = WPP_MAX_ENUM_ENTRIES;
+    wpp_enum en = {arena_strndup(s, name, strlen(name)), count, count ? arena_alloc(s, count * sizeof *entries) : NULL};
+    if (!en.name || (count && !en.entries)) return ETL_ERR_NOMEM;
+    for (uint32_t i = 0; i < count; i++) {
+        en.entries[i].value = entries[i].value;
+        if (!(en.entries[i].name = arena_strndup(s, entries[i].name, strlen(entries[i].name)))) return ETL_ERR_NOMEM;
+    }
+    return add_enum(s, &en);
 }
 
 /* ---- parser ------------------------------------------------------------------------------------------ */
@@ -267,6 +306,7 @@ static int parse_header(parser *p, const char *s, const char *end)
         return ETL_ERR_NOMEM;
     wpp_component *c = &p->store->components[p->store->component_count];
     c->guid = guid;
+    c->origin = p->store->origin;
     c->name = arena_strndup(p->store, name, (size_t)(name_end - name));
     c->source_file = src ? arena_strndup(p->store, src, (size_t)(src_end - src)) : arena_strndup(p->store, "", 0);
     if (!c->name || !c->source_file) return ETL_ERR_NOMEM;
@@ -555,12 +595,9 @@ int wpp_store_parse(wpp_store *store, const char *text, size_t length, const cha
                     break;
                 }
                 if (en.entry_count) memcpy(en.entries, entries, en.entry_count * sizeof *en.entries);
-                if (!wpp_store_enum(store, en.name)) {
-                    if (grow((void **)&store->enums, &store->enum_capacity, store->enum_count, sizeof en) != ETL_OK) {
-                        p.nomem = 1;
-                        break;
-                    }
-                    store->enums[store->enum_count++] = en;
+                if (add_enum(store, &en) != ETL_OK) {
+                    p.nomem = 1;
+                    break;
                 }
                 stats->enums++;
                 state = OUTSIDE;

@@ -20,6 +20,7 @@ static int load_tmf_file(wpp_store *store, const char *path, etl_error *err, etl
     size_t size;
     int rc = etl_schema_read_file(path, WPP_MAX_FILE_BYTES, &data, &size, err);
     if (rc != ETL_OK) return rc;
+    wpp_store_begin_origin(store);
     rc = wpp_store_parse(store, (const char *)data, size, path, stats, err);
     free(data);
     stats->files++;

@@ -65,7 +65,20 @@ typedef struct wpp_component {
     etl_guid guid;
     char *name;           /* "findneedle", "BthPS3" */
     char *source_file;    /* SRC= ("L2CAP.c"), "" when absent */
+    uint32_t origin;      /* the file (TMF, PDB) it was read from: wpp_store_begin_origin */
 } wpp_component;
+
+/* A provider's control GUID (what tracelog -guid enables) from a PDB's "TMC:" annotation: the GUID, the
+ * WPP_DEFINE_CONTROL_GUID name and its WPP_DEFINE_BIT flag names (flag i is bit 1 << i). */
+#define WPP_MAX_CONTROLS 4096u
+#define WPP_MAX_CONTROL_FLAGS 64u
+typedef struct wpp_control {
+    etl_guid guid;
+    char *name;
+    char **flags;
+    uint16_t flag_count;
+    uint32_t origin;      /* the PDB whose statements it controls */
+} wpp_control;
 
 typedef struct wpp_enum_entry {
     uint64_t value;
@@ -92,6 +105,39 @@ int wpp_store_parse(wpp_store *store, const char *text, size_t length, const cha
                     wpp_load_stats *stats, etl_error *err);
 
 const wpp_statement *wpp_store_find(const wpp_store *store, const etl_guid *guid, uint16_t number);
+
+/* Starts a new origin: components and controls added from now on belong to it (one per TMF file or PDB). */
+void wpp_store_begin_origin(wpp_store *store);
+/* Adds a control GUID of the current origin (a second one with the same GUID is ignored). ETL_ERR_NOMEM, or
+ * ETL_ERR_FORMAT beyond WPP_MAX_CONTROLS; flag names past WPP_MAX_CONTROL_FLAGS are dropped. */
+int wpp_store_add_control(wpp_store *store, const etl_guid *guid, const char *name, const char *const *flags,
+                          size_t flag_count);
+const wpp_control *wpp_store_control(const wpp_store *store, const etl_guid *guid);
+size_t wpp_store_control_count(const wpp_store *store);
+const wpp_control *wpp_store_control_at(const wpp_store *store, size_t index);
+/* Adds an enumeration (as an #enumv block would) unless one of that name is known; entries are copied. */
+int wpp_store_add_enum(wpp_store *store, const char *name, const wpp_enum_entry *entries, uint32_t count);
+
+/* MESSAGE_TRACE_HEADER option flags (evntrace.h) that say which identifier the record carries. */
+#define WPP_TRACE_MESSAGE_GUID 0x0002u
+#define WPP_TRACE_MESSAGE_COMPONENTID 0x0004u
+
+/* How a trace message found its statement. */
+typedef enum wpp_match {
+    WPP_MATCH_NONE = 0,
+    WPP_MATCH_MESSAGE_GUID,   /* (message GUID, number): the TMF file's GUID, the normal case */
+    WPP_MATCH_CONTROL_GUID,   /* the record carries a control GUID: the one statement of that number among
+                                 the statements of the PDB that declared the control (TMC:) */
+    WPP_MATCH_COMPONENT_ID,   /* TRACE_MESSAGE_COMPONENTID: 4 bytes instead of the GUID, the first 4 bytes
+                                 (Data1) of the GUID the caller passed: the one statement of that number
+                                 whose message GUID starts with them */
+    WPP_MATCH_AMBIGUOUS       /* control GUID or component id: several statements have that number */
+} wpp_match;
+
+/* The statement of a trace message: by message GUID, else by control GUID; with `component_id` set (the
+ * record had TRACE_MESSAGE_COMPONENTID and no GUID: guid->data1 holds the id) by component id only. */
+const wpp_statement *wpp_store_lookup(const wpp_store *store, const etl_guid *guid, uint16_t number,
+                                      int component_id, wpp_match *how);
 const wpp_component *wpp_store_component(const wpp_store *store, uint32_t index);
 const wpp_enum *wpp_store_enum(const wpp_store *store, const char *name);
 size_t wpp_store_statement_count(const wpp_store *store);

@@ -94,7 +94,7 @@ static size_t read_insert(const char *fmt, size_t i, long *number, const char **
     long n = 0;
     while (fmt[j] >= '0' && fmt[j] <= '9' && n < 100000) n = n * 10 + (fmt[j++] - '0');
     *number = n;
-    if (fmt[j] == '!') {
+    if (fmt[j] == '!' && n != 0) { /* %0 (the prefix's place) takes no !spec!: "%0!%!FUNC!..." starts with '!' */
         const char *end = strchr(fmt + j + 1, '!');
         if (end) {
             *spec = fmt + j + 1;
@@ -222,7 +222,12 @@ int wpp_decode(wpp_decoder *d, const wpp_store *store, const etl_event_record *r
                etl_decoded_event *ev)
 {
     if (!store || !wpp_is_trace_message(rec)) return 0;
-    const wpp_statement *st = wpp_store_find(store, &rec->header.provider_id, rec->header.descriptor.id);
+    /* TRACE_MESSAGE_COMPONENTID without TRACE_MESSAGE_GUID: the reader put the u32 in the GUID's Data1 */
+    int component_id = rec->kind == ETL_KIND_MESSAGE && (rec->wpp_option_flags & WPP_TRACE_MESSAGE_COMPONENTID) &&
+                       !(rec->wpp_option_flags & WPP_TRACE_MESSAGE_GUID);
+    wpp_match how;
+    const wpp_statement *st = wpp_store_lookup(store, &rec->header.provider_id, rec->header.descriptor.id,
+                                               component_id, &how);
     if (!st) return 0;
     if (reserve(d, st->arg_count ? st->arg_count : 1) != ETL_OK) return ETL_ERR_NOMEM;
     const wpp_component *comp = wpp_store_component(store, st->component);

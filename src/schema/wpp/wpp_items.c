@@ -254,15 +254,20 @@ static void put_time(etl_textbuf *out, int64_t filetime)
     etl_textbuf_puts(out, iso);
 }
 
-/* 100 ns intervals → seconds with 7 decimals (the magnitude in unsigned arithmetic: INT64_MIN has no positive) */
+/* 100 ns intervals → seconds with 3 decimals, rounded to the millisecond: tracefmt's %!delta! ("5.000s" for
+ * 50,000,000; guscatalano/findneedle's capture checked against tracefmt). The magnitude is unsigned: INT64_MIN
+ * has no positive counterpart. */
 static void put_interval(etl_textbuf *out, int negative, uint64_t magnitude)
 {
-    etl_textbuf_printf(out, "%s%" PRIu64 ".%07" PRIu64 "s", negative ? "-" : "", magnitude / 10000000u,
-                       magnitude % 10000000u);
+    uint64_t ms = magnitude / 10000u + (magnitude % 10000u >= 5000u);
+    etl_textbuf_printf(out, "%s%" PRIu64 ".%03" PRIu64 "s", negative ? "-" : "", ms / 1000u, ms % 1000u);
 }
 
 static uint64_t magnitude_of(int64_t v) { return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v; }
 
+/* ItemEnum: the value's name, else the number. ItemFlagsEnum: the names of the flags set, joined by " | ", then
+ * the value in hex ("FlagRead | FlagExec(0x5)", as tracefmt prints it for findneedle's wppenum2 capture); no
+ * flag name set: the value in hex alone. */
 static void put_enum(etl_textbuf *out, uint64_t v, const wpp_enum *en, int flags)
 {
     if (en && !flags)
@@ -271,22 +276,17 @@ static void put_enum(etl_textbuf *out, uint64_t v, const wpp_enum *en, int flags
                 etl_textbuf_puts(out, en->entries[i].name);
                 return;
             }
-    if (en && flags) {
-        uint64_t left = v;
+    if (flags) {
         int any = 0;
-        for (uint32_t i = 0; i < en->entry_count; i++) {
+        for (uint32_t i = 0; en && i < en->entry_count; i++) {
             uint64_t bits = en->entries[i].value;
             if (!bits ? v == 0 : (v & bits) == bits) {
-                etl_textbuf_puts(out, any ? "|" : "");
+                etl_textbuf_puts(out, any ? " | " : "");
                 etl_textbuf_puts(out, en->entries[i].name);
-                left &= ~bits;
                 any = 1;
-                if (!bits) return;
             }
         }
-        if (any && !left) return;
-        if (any) etl_textbuf_putc(out, '|');
-        etl_textbuf_printf(out, "0x%" PRIx64, left);
+        etl_textbuf_printf(out, any ? "(0x%" PRIx64 ")" : "0x%" PRIx64, v);
         return;
     }
     etl_textbuf_printf(out, "%" PRIu64, v);
@@ -340,7 +340,7 @@ void wpp_item_render(etl_textbuf *out, etl_textbuf *scratch, const wpp_arg *arg,
             wpp_put_text(out, scratch->length ? scratch->data : "", &width_only);
             return;
         } else {
-            etl_render_double(scratch, d, 0);
+            etl_textbuf_printf(scratch, "%g", d); /* tracefmt prints %!s! of an ItemDouble as printf's %g */
         }
         break;
     }

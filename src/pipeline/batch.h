@@ -1,0 +1,51 @@
+/* A batch of the parallel pipeline (parallel.h): copies of consecutive records of the merged trace (their
+ * bytes in one arena, their etl_event_record and extended items rebased onto it), the text its owner rendered,
+ * and the diagnostics that belong to its records. */
+#ifndef ETL_PIPELINE_BATCH_H
+#define ETL_PIPELINE_BATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etl/etl.h"
+#include "util/textbuf.h"
+
+typedef struct etl_batch_place etl_batch_place;
+
+typedef struct etl_batch {
+    uint64_t seq;
+    size_t count, max_records, max_bytes;
+    etl_event_record *records;   /* max_records; pointers valid after etl_batch_seal */
+    etl_batch_place *places;     /* where each record's parts lie in the arena while the batch fills */
+    etl_extended_item *items;
+    size_t *item_offsets;        /* where each item's data lies in the arena while the batch fills */
+    size_t item_count, item_cap;
+    uint8_t *bytes;              /* the arena */
+    size_t used, cap;
+    etl_textbuf text;            /* what the owner rendered */
+    etl_textbuf reader_notes;    /* diagnostics raised while reading, by record position */
+    etl_textbuf owner_notes;     /* diagnostics raised while the owner rendered, by record position */
+    /* the pipeline's bookkeeping (under its mutex) */
+    unsigned pending;            /* workers + the writer that still have to pass this batch; 0: free */
+    int claimed;
+    int rendered;
+} etl_batch;
+
+/* 0, or ETL_ERR_NOMEM. */
+int etl_batch_init(etl_batch *b, size_t max_records, size_t max_bytes);
+void etl_batch_free(etl_batch *b);
+/* Empties the batch for reuse (keeps its memory). */
+void etl_batch_reset(etl_batch *b, uint64_t seq);
+/* Copies the record in; 0, or ETL_ERR_NOMEM. */
+int etl_batch_add(etl_batch *b, const etl_event_record *record);
+int etl_batch_full(const etl_batch *b);
+/* Points the records into the arena (after the last etl_batch_add). */
+void etl_batch_seal(etl_batch *b);
+
+/* Keeps a diagnostic for record `position` (it is printed before that record's own diagnostics when it
+ * comes from the reader). 0, or ETL_ERR_NOMEM. */
+int etl_batch_note(etl_textbuf *notes, size_t position, const etl_diagnostic *d);
+/* The batch's diagnostics in the order one thread raises them: by position, the reader's first. */
+void etl_batch_emit_notes(const etl_batch *b, void (*fn)(void *ctx, const etl_diagnostic *d), void *ctx);
+
+#endif
