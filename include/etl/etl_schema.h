@@ -347,6 +347,17 @@ void etl_decoder_set_flags(etl_decoder *decoder, unsigned flags);
  * ETL_ERR_NOMEM. */
 int etl_decode_event(etl_decoder *decoder, const etl_event_record *record, const etl_decoded_event **out);
 
+/* etl_decode_event in two steps, so that a caller can drop events on what the first step gives before paying
+ * for their fields: etl_decode_begin feeds the stateful sources and fills everything but the fields, message
+ * and process (schema, status when there is no schema, provider and event names — all a filter looks at);
+ * then exactly one of etl_decode_complete (the event as etl_decode_event returns it) or etl_decode_skip (the
+ * event is not wanted: the decoder's state and statistics end as after etl_decode_event, fields and message
+ * are not rendered, process_id is 0xFFFFFFFF; a payload that does not fit its schema is still decoded, so its
+ * status and error are those of etl_decode_event). Each returns ETL_OK or ETL_ERR_NOMEM. */
+int etl_decode_begin(etl_decoder *decoder, const etl_event_record *record, const etl_decoded_event **out);
+int etl_decode_complete(etl_decoder *decoder, const etl_decoded_event **out);
+int etl_decode_skip(etl_decoder *decoder, const etl_decoded_event **out);
+
 /* Optional first pass over the same records, in the same order, before any etl_decode_event: learns process
  * context (process names with their lifetimes, TID → PID) without producing output, so the decoding pass can
  * name processes whose rundown comes only at the end of the trace (WPR traces). Decodes only kernel

@@ -59,7 +59,15 @@ int etlconv_on_event(const etl_event_record *record, void *ctx)
 {
     run *r = ctx;
     const etl_decoded_event *ev;
-    if (etl_decode_event(r->decoder, record, &ev) != ETL_OK) {
+    /* Filters look at what etl_decode_begin gives (header, schema, names): an event they drop is never rendered.
+     * --stable numbers the process of every event, so it needs them all decoded. */
+    if (!r->filters_bound) bind_filters(r, record->header.timestamp);
+    int rc = etl_decode_begin(r->decoder, record, &ev);
+    int passed = rc == ETL_OK && (!r->filtering || etlconv_filter_match(&r->filters, ev)) &&
+                 etlconv_activity_match(&r->activity, record);
+    if (rc == ETL_OK)
+        rc = passed || r->stable.stable ? etl_decode_complete(r->decoder, &ev) : etl_decode_skip(r->decoder, &ev);
+    if (rc != ETL_OK) {
         fprintf(stderr, "etlconv: out of memory while decoding\n");
         r->failed = 1;
         return 1;
@@ -74,12 +82,10 @@ int etlconv_on_event(const etl_event_record *record, void *ctx)
         }
         r->export_skipped += (uint64_t)rc;
     }
-    if (!r->filters_bound) bind_filters(r, record->header.timestamp);
     if (++r->seen % PROGRESS_EVERY_EVENTS == 0) {
         const etl_trace_stats *s = etl_trace_get_stats(r->trace);
         etlconv_progress_update(&r->progress, s->bytes_done, s->bytes_total, r->seen);
     }
-    int passed = (!r->filtering || etlconv_filter_match(&r->filters, ev)) && etlconv_activity_match(&r->activity, record);
     if (etlconv_extras_event(&r->extras, ev, passed) != 0) {
         r->failed = 1;
         return 1;

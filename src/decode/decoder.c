@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/decode_cache.h"
 #include "decode/message.h"
 #include "decode/process_table.h"
 #include "decode/walk.h"
@@ -37,6 +38,8 @@ struct etl_decoder {
     etl_embedded_state *embedded;
     etl_process_table *processes;
     wpp_decoder *wpp;      /* WPP trace messages with a TMF statement (ETL_SOURCE_TMF) */
+    etl_decode_cache *cache;  /* lookups, names and walk plans remembered between events */
+    uint64_t tracelogging_flushes;
     etl_walk walk;
     etl_textbuf names;     /* event name of the current event */
     etl_textbuf inserts;   /* message inserts, NUL-separated */
@@ -52,6 +55,7 @@ struct etl_decoder {
     etl_decoded_event event;
     etl_decode_stats stats;
     unsigned flags;        /* ETL_DECODER_* */
+    enum { PENDING_NONE, PENDING_STRING, PENDING_WALK } pending;  /* what etl_decode_complete still does */
     etl_diagnostic_fn on_diagnostic;
     void *diagnostic_ctx;
 };
@@ -111,7 +115,8 @@ etl_decoder *etl_decoder_new(etl_schema_registry *registry, const etl_trace *tra
     d->embedded = etl_embedded_new(registry);
     d->processes = etl_process_table_new();
     d->wpp = wpp_decoder_new();
-    if (!d->tracelogging || !d->eventsource || !d->embedded || !d->processes || !d->wpp ||
+    d->cache = etl_decode_cache_new();
+    if (!d->tracelogging || !d->eventsource || !d->embedded || !d->processes || !d->wpp || !d->cache ||
         etl_kernel_mof_register(registry) == ETL_ERR_NOMEM) {
         etl_decoder_free(d);
         return NULL;
@@ -127,6 +132,7 @@ void etl_decoder_free(etl_decoder *d)
     etl_embedded_free(d->embedded);
     etl_process_table_free(d->processes);
     wpp_decoder_free(d->wpp);
+    etl_decode_cache_free(d->cache);
     etl_walk_free(&d->walk);
     etl_textbuf_free(&d->names);
     etl_textbuf_free(&d->inserts);
@@ -156,17 +162,19 @@ static const etl_event_info *find_schema(etl_decoder *d, const etl_event_record 
 
 int etl_decoder_learn(etl_decoder *d, const etl_event_record *rec)
 {
+    if (!etl_process_table_wants(rec)) return etl_process_table_observe_header(d->processes, rec);
     etl_decoded_event ev;
     memset(&ev, 0, sizeof ev);
     ev.record = rec;
     ev.status = ETL_DECODE_NO_SCHEMA;
     ev.process_id = UINT32_MAX;
-    if (etl_process_table_wants(rec) && !(rec->header.flags & ETL_EVENT_FLAG_STRING_ONLY)) {
+    if (!(rec->header.flags & ETL_EVENT_FLAG_STRING_ONLY)) {
         const char *tl_error;
         ev.info = find_schema(d, rec, &tl_error);
         if (ev.info) {
             etl_render_context ctx = {rec->pointer_size, d->trace, rec->file_index, etl_trace_raw_to_filetime};
-            int rc = etl_walk_event(&d->walk, ev.info, rec->user_data, rec->user_data ? rec->user_data_length : 0, &ctx);
+            int rc = etl_walk_event_planned(&d->walk, ev.info, etl_decode_cache_plan(d->cache, ev.info), rec->user_data,
+                                            rec->user_data ? rec->user_data_length : 0, &ctx);
             if (rc < 0) return rc;
             ev.status = (etl_decode_status)rc;
             ev.fields = d->walk.fields;
@@ -199,67 +207,110 @@ static const etl_event_info *find_schema(etl_decoder *d, const etl_event_record 
     const etl_event_header *h = &rec->header;
     *tl_error = NULL;
     if (is_event_header_kind(rec->kind)) {
-        if (!(d->flags & ETL_DECODER_NO_TRACE_SCHEMAS)) {
+        if (!(d->flags & ETL_DECODER_NO_TRACE_SCHEMAS) && rec->extended_data_count) {
             const etl_event_info *info = etl_tracelogging_lookup(d->tracelogging, rec, tl_error);
+            uint64_t flushes = etl_tracelogging_cache_flushes(d->tracelogging);
+            if (flushes != d->tracelogging_flushes) { /* descriptions it handed out are gone */
+                etl_decode_cache_forget(d->cache);
+                d->tracelogging_flushes = flushes;
+            }
             if (info || *tl_error) return info;
         }
-        return etl_schema_registry_find(d->registry, ETL_KEY_MANIFEST, &h->provider_id, h->descriptor.id,
-                                        h->descriptor.version);
+        return etl_decode_cache_find(d->cache, d->registry, ETL_KEY_MANIFEST, &h->provider_id, h->descriptor.id,
+                                     h->descriptor.version);
     }
     if (is_classic_kind(rec->kind))
-        return etl_schema_registry_find(d->registry, ETL_KEY_CLASSIC, &h->provider_id, h->descriptor.opcode,
-                                        h->descriptor.version);
+        return etl_decode_cache_find(d->cache, d->registry, ETL_KEY_CLASSIC, &h->provider_id, h->descriptor.opcode,
+                                     h->descriptor.version);
     return NULL; /* WPP messages need TMF files; error placeholders have no payload schema */
+}
+
+/* The names that depend on the description and the record's descriptor only (see etl_event_names). */
+static void compose_names(etl_decoder *d, const etl_event_record *rec, const etl_event_info *info,
+                          etl_event_names *out)
+{
+    const etl_event_descriptor *desc = &rec->header.descriptor;
+    int classic = is_classic_kind(rec->kind);
+    int tracelogging = info->source == ETL_SOURCE_TRACELOGGING;
+    memset(out, 0, sizeof *out);
+    out->task_name = info->task_name ? display_name(info->task_name) : tracelogging ? info->event_name : NULL;
+    out->opcode_name = display_name(info->opcode_name);
+    if (!out->opcode_name && !classic)
+        out->opcode_name = desc->opcode < 10 ? opcode_names[desc->opcode] : desc->opcode == 240 ? "Receive" : NULL;
+    out->level_name = display_name(info->level_name);
+    if (!out->level_name && desc->level <= 5 && (desc->level || !classic)) out->level_name = level_names[desc->level];
+    out->channel_name = info->channel_name;
+    if (!out->channel_name && desc->channel >= 8 && desc->channel <= 10)
+        out->channel_name = desc->channel == 8 ? "System" : desc->channel == 9 ? "Application" : "Security";
+    if (info->keyword_name_count) {
+        out->keyword_names = info->keyword_names;
+        out->keyword_name_count = info->keyword_name_count;
+    } else {
+        uint32_t n = 0;
+        for (int bit = 48; bit < 56; bit++)
+            if (desc->keyword >> bit & 1) d->keyword_ptrs[n++] = keyword_bit_names[bit - 48];
+        out->keyword_names = n ? d->keyword_ptrs : NULL;
+        out->keyword_name_count = n;
+    }
+
+    etl_textbuf_reset(&d->names);
+    const char *task = out->task_name, *event = info->event_name;
+    if (tracelogging && event) etl_textbuf_puts(&d->names, event);
+    else if (task && out->opcode_name && (classic || desc->opcode != 0)) {
+        etl_textbuf_puts(&d->names, task);
+        etl_textbuf_putc(&d->names, '/');
+        etl_textbuf_puts(&d->names, out->opcode_name);
+    }
+    else if (task) etl_textbuf_puts(&d->names, task);
+    else if (event) etl_textbuf_puts(&d->names, event);
+    else if (classic) etl_textbuf_printf(&d->names, "Opcode(%u)", desc->opcode);
+    else etl_textbuf_printf(&d->names, "EventID(%u)", desc->id);
+    out->event_name = etl_textbuf_at(&d->names, 0);
 }
 
 static void fill_names(etl_decoder *d, etl_decoded_event *ev, const etl_event_info *info)
 {
     const etl_event_record *rec = ev->record;
     const etl_event_descriptor *desc = &rec->header.descriptor;
-    int classic = is_classic_kind(rec->kind);
-    int tracelogging = info && info->source == ETL_SOURCE_TRACELOGGING;
 
     ev->provider_name = info && info->provider_name && *info->provider_name
                             ? info->provider_name
                             : etl_schema_registry_provider_name(d->registry, &rec->header.provider_id);
     if (!ev->provider_name) ev->provider_name = etl_guid_format(&rec->header.provider_id, d->provider_text, 0);
 
-    if (info) {
-        ev->task_name = info->task_name ? display_name(info->task_name) : tracelogging ? info->event_name : NULL;
-        ev->opcode_name = display_name(info->opcode_name);
-        if (!ev->opcode_name && !classic)
-            ev->opcode_name = desc->opcode < 10 ? opcode_names[desc->opcode] : desc->opcode == 240 ? "Receive" : NULL;
-        ev->level_name = display_name(info->level_name);
-        if (!ev->level_name && desc->level <= 5 && (desc->level || !classic)) ev->level_name = level_names[desc->level];
-        ev->channel_name = info->channel_name;
-        if (!ev->channel_name && desc->channel >= 8 && desc->channel <= 10)
-            ev->channel_name = desc->channel == 8 ? "System" : desc->channel == 9 ? "Application" : "Security";
-        if (info->keyword_name_count) {
-            ev->keyword_names = info->keyword_names;
-            ev->keyword_name_count = info->keyword_name_count;
-        } else {
-            uint32_t n = 0;
-            for (int bit = 48; bit < 56; bit++)
-                if (desc->keyword >> bit & 1) d->keyword_ptrs[n++] = keyword_bit_names[bit - 48];
-            ev->keyword_names = n ? d->keyword_ptrs : NULL;
-            ev->keyword_name_count = n;
-        }
+    if (!info) {
+        etl_textbuf_reset(&d->names);
+        if (is_classic_kind(rec->kind)) etl_textbuf_printf(&d->names, "Opcode(%u)", desc->opcode);
+        else etl_textbuf_printf(&d->names, "EventID(%u)", desc->id);
+        ev->event_name = etl_textbuf_at(&d->names, 0);
+        return;
     }
+    etl_names_key key = {info, desc->id, desc->opcode, desc->level, desc->channel,
+                         info->keyword_name_count ? 0 : (uint8_t)(desc->keyword >> 48), (uint8_t)is_classic_kind(rec->kind)};
+    const etl_event_names *names = etl_decode_cache_names(d->cache, &key);
+    etl_event_names fresh;
+    if (!names) {
+        compose_names(d, rec, info, &fresh);
+        names = etl_decode_cache_keep_names(d->cache, &key, &fresh);
+        if (!names) names = &fresh;
+    }
+    ev->task_name = names->task_name;
+    ev->opcode_name = names->opcode_name;
+    ev->level_name = names->level_name;
+    ev->channel_name = names->channel_name;
+    ev->keyword_names = names->keyword_names;
+    ev->keyword_name_count = names->keyword_name_count;
+    ev->event_name = names->event_name;
+}
 
-    etl_textbuf_reset(&d->names);
-    const char *task = info ? ev->task_name : NULL;
-    const char *event = info ? info->event_name : NULL;
-    if (tracelogging && event) etl_textbuf_puts(&d->names, event);
-    else if (task && ev->opcode_name && (classic || desc->opcode != 0)) {
-        etl_textbuf_puts(&d->names, task);
-        etl_textbuf_putc(&d->names, '/');
-        etl_textbuf_puts(&d->names, ev->opcode_name);
-    }
-    else if (task) etl_textbuf_puts(&d->names, task);
-    else if (event) etl_textbuf_puts(&d->names, event);
-    else if (classic) etl_textbuf_printf(&d->names, "Opcode(%u)", desc->opcode);
-    else etl_textbuf_printf(&d->names, "EventID(%u)", desc->id);
-    ev->event_name = etl_textbuf_at(&d->names, 0);
+/* Message inserts: the text of each top-level property; array elements joined by ", ". */
+/* The text span of fields [first, end) of the last walk: the values' texts lie there one after another, each
+ * with its NUL (markers take no text). Only for a walk that completed (after a stop, closers carry no
+ * offsets). */
+static void value_span(const etl_walk *w, size_t first, size_t end, size_t *from, size_t *to)
+{
+    *from = first < w->field_count ? w->value_offsets[first] : w->text.length;
+    *to = end < w->field_count ? w->value_offsets[end] : w->text.length;
 }
 
 /* Message inserts: the text of each top-level property; array elements joined by ", ". */
@@ -272,28 +323,59 @@ static int format_message(etl_decoder *d, etl_decoded_event *ev, const etl_event
         const char **p = realloc(d->insert_ptrs, count * sizeof *p);
         if (!p) return ETL_ERR_NOMEM;
         d->insert_ptrs = p;
-        size_t *o = realloc(d->insert_offsets, count * sizeof *o);
+        size_t *o = realloc(d->insert_offsets, 2 * count * sizeof *o);
         if (!o) return ETL_ERR_NOMEM;
         d->insert_offsets = o;
         d->insert_capacity = count;
     }
+    size_t *lengths = d->insert_offsets + count;
+    const etl_walk *w = &d->walk;
+    int spans = ev->status == ETL_DECODE_OK; /* value_span applies */
+    /* an insert is its property's value text; only arrays (elements joined by ", ") are copied */
     etl_textbuf_reset(&d->inserts);
     for (size_t i = 0; i < count; i++) {
+        size_t first = w->top_first[i], end = w->top_first[i + 1];
+        const char *only = "";
+        size_t values = 0, from = 0, to = 0;
+        for (size_t f = first; f < end; f++)
+            if (ev->fields[f].kind == ETL_FIELD_VALUE) values++, only = ev->fields[f].value;
+        if (spans) value_span(w, first, end, &from, &to);
         d->insert_offsets[i] = d->inserts.length;
-        int first = 1;
-        for (size_t f = d->walk.top_first[i]; f < d->walk.top_first[i + 1]; f++) {
-            const etl_field *field = &ev->fields[f];
-            if (field->kind != ETL_FIELD_VALUE) continue;
-            if (!first) etl_textbuf_puts(&d->inserts, ", ");
-            etl_textbuf_puts(&d->inserts, field->value);
-            first = 0;
+        if (values < 2) {
+            d->insert_ptrs[i] = only;
+            /* a character of code 0 renders as a NUL byte: that value is "" */
+            lengths[i] = spans && values && only[0] ? to - from - 1 : strlen(only);
+            continue;
         }
+        d->insert_ptrs[i] = NULL;
+        size_t nuls = 0;
+        if (spans) { /* "a\0b\0c\0" -> "a, b, c" */
+            if (etl_textbuf_reserve(&d->inserts, 2 * (to - from)) != 0) return ETL_ERR_NOMEM;
+            char *out = d->inserts.data + d->inserts.length;
+            for (const char *p = w->text.data + from, *stop = w->text.data + to - 1; p < stop; p++) {
+                if (*p) *out++ = *p;
+                else *out++ = ',', *out++ = ' ', nuls++;
+            }
+            d->inserts.length = (size_t)(out - d->inserts.data);
+        }
+        if (!spans || nuls + 1 != values) { /* a value held a NUL byte: join value by value */
+            d->inserts.length = d->insert_offsets[i];
+            int joined = 0;
+            for (size_t f = first; f < end; f++) {
+                const etl_field *field = &ev->fields[f];
+                if (field->kind != ETL_FIELD_VALUE) continue;
+                if (joined++) etl_textbuf_append(&d->inserts, ", ", 2);
+                etl_textbuf_puts(&d->inserts, field->value);
+            }
+        }
+        lengths[i] = d->inserts.length - d->insert_offsets[i];
         etl_textbuf_putc(&d->inserts, '\0');
     }
     if (d->inserts.failed) return ETL_ERR_NOMEM;
-    for (size_t i = 0; i < count; i++) d->insert_ptrs[i] = etl_textbuf_at(&d->inserts, d->insert_offsets[i]);
+    for (size_t i = 0; i < count; i++)
+        if (!d->insert_ptrs[i]) d->insert_ptrs[i] = etl_textbuf_at(&d->inserts, d->insert_offsets[i]);
     etl_textbuf_reset(&d->message);
-    etl_message_format(&d->message, info->message, d->insert_ptrs, count);
+    etl_message_format_lengths(&d->message, info->message, d->insert_ptrs, lengths, count);
     /* mc terminates compiled messages with CR LF */
     while (d->message.length && (d->message.data[d->message.length - 1] == '\n' ||
                                  d->message.data[d->message.length - 1] == '\r'))
@@ -315,33 +397,27 @@ static void set_error(etl_decoder *d, etl_decoded_event *ev, const char *why)
     ev->error = d->error;
 }
 
-int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_decoded_event **out)
+int etl_decode_begin(etl_decoder *d, const etl_event_record *rec, const etl_decoded_event **out)
 {
     etl_decoded_event *ev = &d->event;
     memset(ev, 0, sizeof *ev);
     ev->record = rec;
     *out = ev;
+    d->pending = PENDING_NONE;
     if (!(d->flags & ETL_DECODER_NO_TRACE_SCHEMAS)) {
         etl_eventsource_observe(d->eventsource, rec);
         etl_embedded_observe(d->embedded, rec);
     }
 
-    const uint8_t *payload = rec->user_data;
-    size_t size = payload ? rec->user_data_length : 0;
+    size_t size = rec->user_data ? rec->user_data_length : 0;
     const char *tl_error = NULL;
     const etl_event_info *info = NULL;
     int string_only = is_event_header_kind(rec->kind) && (rec->header.flags & ETL_EVENT_FLAG_STRING_ONLY);
 
     if (string_only) { /* the payload is one UTF-16 string, printed bare (tracerpt: <Data>text</Data>) */
-        etl_textbuf_reset(&d->string_only);
-        etl_render_utf16(&d->string_only, payload, size);
-        if (d->string_only.failed) return ETL_ERR_NOMEM;
-        d->string_field = (etl_field){ETL_FIELD_VALUE, "", etl_textbuf_at(&d->string_only, 0), ETL_IN_UNICODESTRING,
-                                      ETL_OUT_STRING, 0, -1, NULL};
         ev->string_only = 1;
-        ev->fields = &d->string_field;
-        ev->field_count = 1;
         ev->status = ETL_DECODE_OK;
+        d->pending = PENDING_STRING;
     } else {
         info = find_schema(d, rec, &tl_error);
     }
@@ -360,37 +436,23 @@ int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_deco
     if (wpp) {
         /* decoded above */
     } else if (info) {
-        etl_render_context ctx = {rec->pointer_size, d->trace, rec->file_index, etl_trace_raw_to_filetime};
-        int rc = etl_walk_event(&d->walk, info, payload, size, &ctx);
-        if (rc < 0) return rc;
-        ev->status = (etl_decode_status)rc;
+        d->pending = PENDING_WALK;
         ev->source = info->source;
-        ev->fields = d->walk.fields;
-        ev->field_count = d->walk.field_count;
-        ev->field_bytes = d->walk.bytes;
-        if (d->walk.consumed < size) {
-            /* OK: trailing bytes of a newer event version (kept for writers that show them);
-             * ERROR: the bytes from the value that did not fit */
-            ev->undecoded = payload + d->walk.consumed;
-            ev->undecoded_length = size - d->walk.consumed;
-        }
-        if (ev->status == ETL_DECODE_ERROR) set_error(d, ev, d->walk.error);
-        if ((rc = format_message(d, ev, info)) != ETL_OK) return rc;
     } else if (tl_error) {
         ev->status = ETL_DECODE_ERROR;
-        ev->undecoded = size ? payload : NULL;
+        ev->undecoded = size ? rec->user_data : NULL;
         ev->undecoded_length = size;
         set_error(d, ev, tl_error);
     } else if (!string_only) {
         ev->status = ETL_DECODE_NO_SCHEMA;
-        ev->undecoded = size ? payload : NULL;
+        ev->undecoded = size ? rec->user_data : NULL;
         ev->undecoded_length = size;
     }
+    return ETL_OK;
+}
 
-    if (etl_process_table_observe(d->processes, ev) != ETL_OK) return ETL_ERR_NOMEM;
-    ev->process_id = etl_process_table_event_pid(d->processes, ev);
-    ev->process_name = etl_process_table_name(d->processes, ev->process_id, rec->header.timestamp);
-
+static void count_event(etl_decoder *d, const etl_decoded_event *ev)
+{
     switch (ev->status) {
     case ETL_DECODE_OK:
         d->stats.decoded++;
@@ -400,5 +462,83 @@ int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_deco
     case ETL_DECODE_ERROR: d->stats.decode_errors++; break;
     }
     d->stats.by_source[ev->source]++;
+}
+
+/* OK: trailing bytes of a newer event version (kept for writers that show them); ERROR: the bytes from the
+ * value that did not fit */
+static void set_undecoded(etl_decoded_event *ev, size_t consumed)
+{
+    const etl_event_record *rec = ev->record;
+    size_t size = rec->user_data ? rec->user_data_length : 0;
+    if (consumed < size) {
+        ev->undecoded = rec->user_data + consumed;
+        ev->undecoded_length = size - consumed;
+    }
+}
+
+int etl_decode_complete(etl_decoder *d, const etl_decoded_event **out)
+{
+    etl_decoded_event *ev = &d->event;
+    const etl_event_record *rec = ev->record;
+    *out = ev;
+    const uint8_t *payload = rec->user_data;
+    size_t size = payload ? rec->user_data_length : 0;
+    if (d->pending == PENDING_STRING) {
+        etl_textbuf_reset(&d->string_only);
+        etl_render_utf16(&d->string_only, payload, size);
+        if (d->string_only.failed) return ETL_ERR_NOMEM;
+        d->string_field = (etl_field){ETL_FIELD_VALUE, "", etl_textbuf_at(&d->string_only, 0), ETL_IN_UNICODESTRING,
+                                      ETL_OUT_STRING, 0, -1, NULL};
+        ev->fields = &d->string_field;
+        ev->field_count = 1;
+    } else if (d->pending == PENDING_WALK) {
+        const etl_event_info *info = ev->info;
+        etl_render_context ctx = {rec->pointer_size, d->trace, rec->file_index, etl_trace_raw_to_filetime};
+        int rc = etl_walk_event_planned(&d->walk, info, etl_decode_cache_plan(d->cache, info), payload, size, &ctx);
+        if (rc < 0) return rc;
+        ev->status = (etl_decode_status)rc;
+        ev->fields = d->walk.fields;
+        ev->field_count = d->walk.field_count;
+        ev->field_bytes = d->walk.bytes;
+        set_undecoded(ev, d->walk.consumed);
+        if (ev->status == ETL_DECODE_ERROR) set_error(d, ev, d->walk.error);
+        if ((rc = format_message(d, ev, info)) != ETL_OK) return rc;
+    }
+    d->pending = PENDING_NONE;
+
+    if (etl_process_table_observe(d->processes, ev) != ETL_OK) return ETL_ERR_NOMEM;
+    ev->process_id = etl_process_table_event_pid(d->processes, ev);
+    ev->process_name = etl_process_table_name(d->processes, ev->process_id, rec->header.timestamp);
+    count_event(d, ev);
     return ETL_OK;
+}
+
+int etl_decode_skip(etl_decoder *d, const etl_decoded_event **out)
+{
+    etl_decoded_event *ev = &d->event;
+    const etl_event_record *rec = ev->record;
+    *out = ev;
+    if (d->pending == PENDING_WALK) {
+        /* process events feed the process table with their fields; a payload that does not fit needs the walk
+         * for its message: those take the full decode (rare) */
+        if (etl_process_table_wants(rec)) return etl_decode_complete(d, out);
+        etl_render_context ctx = {rec->pointer_size, d->trace, rec->file_index, etl_trace_raw_to_filetime};
+        int rc = etl_walk_event_sized(&d->walk, ev->info, etl_decode_cache_plan(d->cache, ev->info), rec->user_data,
+                                      rec->user_data ? rec->user_data_length : 0, &ctx);
+        if (rc == ETL_WALK_NEEDS_RENDERING) return etl_decode_complete(d, out);
+        if (rc < 0) return rc;
+        ev->status = ETL_DECODE_OK;
+        set_undecoded(ev, d->walk.consumed);
+    }
+    d->pending = PENDING_NONE;
+    if (etl_process_table_observe(d->processes, ev) != ETL_OK) return ETL_ERR_NOMEM;
+    ev->process_id = UINT32_MAX;
+    count_event(d, ev);
+    return ETL_OK;
+}
+
+int etl_decode_event(etl_decoder *d, const etl_event_record *rec, const etl_decoded_event **out)
+{
+    int rc = etl_decode_begin(d, rec, out);
+    return rc == ETL_OK ? etl_decode_complete(d, out) : rc;
 }

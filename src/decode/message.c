@@ -5,6 +5,12 @@
 
 void etl_message_format(etl_textbuf *out, const char *tmpl, const char *const *inserts, size_t insert_count)
 {
+    etl_message_format_lengths(out, tmpl, inserts, NULL, insert_count);
+}
+
+void etl_message_format_lengths(etl_textbuf *out, const char *tmpl, const char *const *inserts,
+                                const size_t *lengths, size_t insert_count)
+{
     const char *p = tmpl;
     while (*p) {
         const char *pct = strchr(p, '%');
@@ -28,7 +34,8 @@ void etl_message_format(etl_textbuf *out, const char *tmpl, const char *const *i
                 const char *end = strchr(p + 1, '!');
                 if (end) p = end + 1;
             }
-            if (n <= insert_count && inserts[n - 1]) etl_textbuf_puts(out, inserts[n - 1]);
+            if (n <= insert_count && inserts[n - 1])
+                etl_textbuf_append(out, inserts[n - 1], lengths ? lengths[n - 1] : strlen(inserts[n - 1]));
             else etl_textbuf_append(out, start, (size_t)(p - start));
             continue;
         }

@@ -10,5 +10,8 @@
  * other %x gives x. Inserts beyond insert_count stay as written ("%7"). Trailing CR/LF/spaces that mc
  * appends to compiled messages are not stripped here: callers strip what they want. */
 void etl_message_format(etl_textbuf *out, const char *tmpl, const char *const *inserts, size_t insert_count);
+/* The same with each insert's length known (lengths[i] = strlen(inserts[i]); NULL: measured here). */
+void etl_message_format_lengths(etl_textbuf *out, const char *tmpl, const char *const *inserts,
+                                const size_t *lengths, size_t insert_count);
 
 #endif

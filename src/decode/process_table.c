@@ -16,6 +16,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "decode/render_int.h"
+#include "util/le.h"
 #include "util/textbuf.h"
 
 #define NAME_MAX_BYTES 128
@@ -75,11 +77,17 @@ void etl_process_table_free(etl_process_table *t)
     free(t);
 }
 
+static int same_guid(const etl_guid *a, const etl_guid *b) { return memcmp(a, b, sizeof *a) == 0; }
+
 int etl_process_table_wants(const etl_event_record *record)
 {
-    const etl_event_header *h = &record->header;
-    return etl_guid_equal(&h->provider_id, &process_class) || etl_guid_equal(&h->provider_id, &thread_class) ||
-           etl_guid_equal(&h->provider_id, &kernel_process_provider);
+    const etl_guid *g = &record->header.provider_id;
+    switch (g->data1) { /* most records are none of these: one compare */
+    case 0x3d6fa8d0: return same_guid(g, &process_class);
+    case 0x3d6fa8d1: return same_guid(g, &thread_class);
+    case 0x22fb2cd6: return same_guid(g, &kernel_process_provider);
+    default: return 0;
+    }
 }
 
 /* ---- hash tables --------------------------------------------------------------------------------------- */
@@ -268,27 +276,34 @@ static int field_id(const etl_decoded_event *ev, const char *name, uint32_t *out
     return f && parse_id(f->value, out);
 }
 
-int etl_process_table_observe(etl_process_table *t, const etl_decoded_event *ev)
+int etl_process_table_observe_header(etl_process_table *t, const etl_event_record *record)
 {
-    const etl_event_header *h = &ev->record->header;
+    const etl_event_header *h = &record->header;
     /* a record logged by a thread tells which process that thread belongs to (TraceLog learns this too) */
     if (h->process_id != UINT32_MAX && h->thread_id != UINT32_MAX && h->thread_id != 0 &&
         learn_thread(t, h->thread_id, h->process_id) != ETL_OK)
         return ETL_ERR_NOMEM;
+    return ETL_OK;
+}
+
+int etl_process_table_observe(etl_process_table *t, const etl_decoded_event *ev)
+{
+    const etl_event_header *h = &ev->record->header;
+    if (etl_process_table_observe_header(t, ev->record) != ETL_OK) return ETL_ERR_NOMEM;
     if (!ev->info || ev->status == ETL_DECODE_NO_SCHEMA || !etl_process_table_wants(ev->record)) return ETL_OK;
     int64_t ts = h->timestamp;
     uint32_t pid, tid;
-    if (etl_guid_equal(&h->provider_id, &process_class) && h->descriptor.id == 0) {
+    if (same_guid(&h->provider_id, &process_class) && h->descriptor.id == 0) {
         uint8_t op = h->descriptor.opcode; /* Start 1, End 2, DCStart 3, DCEnd 4, Defunct 39 */
         enum process_event kind = op == 1 ? PROCESS_START : op == 2 || op == 39 ? PROCESS_END : PROCESS_RUNDOWN;
         const etl_field *image = top_field(ev, "ImageFileName");
         if ((op >= 1 && op <= 4) || op == 39)
             if (image && field_id(ev, "ProcessId", &pid)) return learn_process(t, pid, image->value, kind, ts);
-    } else if (etl_guid_equal(&h->provider_id, &thread_class) && h->descriptor.id == 0) {
+    } else if (same_guid(&h->provider_id, &thread_class) && h->descriptor.id == 0) {
         uint8_t op = h->descriptor.opcode; /* Start, End, DCStart, DCEnd */
         if (op >= 1 && op <= 4 && field_id(ev, "ProcessId", &pid) && field_id(ev, "TThreadId", &tid))
             return learn_thread(t, tid, pid);
-    } else if (etl_guid_equal(&h->provider_id, &kernel_process_provider)) {
+    } else if (same_guid(&h->provider_id, &kernel_process_provider)) {
         uint16_t id = h->descriptor.id; /* ProcessStart 1, ProcessStop 2, ProcessRundown 15 */
         enum process_event kind = id == 1 ? PROCESS_START : id == 2 ? PROCESS_END : PROCESS_RUNDOWN;
         const etl_field *image = top_field(ev, "ImageName");
@@ -327,6 +342,31 @@ static const id_properties *id_properties_of(etl_process_table *t, const etl_eve
     return c;
 }
 
+/* A plain number's value from the bytes it was rendered from, as parse_id would read its text: 0 when that
+ * text is not a number (mapped name, boolean, time...) or not below UINT32_MAX (negative numbers included). */
+static int value_id(const etl_field *f, const etl_field_bytes *b, uint32_t *out, int *known)
+{
+    *known = 0;
+    if (!b || !b->data || (f->property->map && f->property->map->entry_count) ||
+        (b->size != 1 && b->size != 2 && b->size != 4 && b->size != 8))
+        return 0;
+    etl_int_style style = etl_int_style_of(f->in_type, f->out_type, b->size, 1);
+    switch (f->in_type) {
+    case ETL_IN_INT8: case ETL_IN_UINT8: case ETL_IN_INT16: case ETL_IN_UINT16: case ETL_IN_INT32:
+    case ETL_IN_UINT32: case ETL_IN_INT64: case ETL_IN_UINT64: case ETL_IN_POINTER: case ETL_IN_SIZET:
+    case ETL_IN_HEXINT32: case ETL_IN_HEXINT64: break;
+    default: return 0;
+    }
+    if (style == ETL_INT_OTHER || style == ETL_INT_BOOLEAN) return 0;
+    *known = 1;
+    const uint8_t *p = b->data;
+    uint64_t v = b->size == 1 ? p[0] : b->size == 2 ? etl_le16(p) : b->size == 4 ? etl_le32(p) : etl_le64(p);
+    if (style == ETL_INT_SIGNED && etl_int_sign_extend(v, b->size) < 0) return 0;
+    if (v >= UINT32_MAX) return 0;
+    *out = (uint32_t)v;
+    return 1;
+}
+
 /* The integer value of a top-level scalar property, decimal or 0x… (kernel MOF renders ids in hex). */
 static int property_id(const etl_decoded_event *ev, int32_t index, uint32_t *out)
 {
@@ -334,7 +374,10 @@ static int property_id(const etl_decoded_event *ev, int32_t index, uint32_t *out
     const etl_property_info *prop = &ev->info->properties[index];
     for (size_t i = 0; i < ev->field_count; i++) {
         const etl_field *f = &ev->fields[i];
-        if (f->property == prop && f->kind == ETL_FIELD_VALUE && f->array_index < 0) return parse_id(f->value, out);
+        if (f->property == prop && f->kind == ETL_FIELD_VALUE && f->array_index < 0) {
+            int known, found = value_id(f, ev->field_bytes ? &ev->field_bytes[i] : NULL, out, &known);
+            return known ? found : parse_id(f->value, out);
+        }
     }
     return 0;
 }

@@ -21,6 +21,9 @@ int etl_process_table_wants(const etl_event_record *record);
  * has both (TID 0, the idle threads of every CPU, excepted). Observing an event twice changes nothing.
  * Returns ETL_OK or ETL_ERR_NOMEM. */
 int etl_process_table_observe(etl_process_table *t, const etl_decoded_event *event);
+/* The part of etl_process_table_observe a record's header alone gives (its PID/TID pair): all that observing a
+ * record etl_process_table_wants does not want amounts to. */
+int etl_process_table_observe_header(etl_process_table *t, const etl_event_record *record);
 
 /* The PID an event belongs to: for classic (kernel) records, the payload's ProcessId/PID/StackProcess field
  * when there is one (the process the event is about; the header holds the logging context), else the

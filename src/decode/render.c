@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/render_int.h"
 #include "util/le.h"
 
 /* ---- text encodings ---------------------------------------------------------------------------------- */
@@ -311,11 +312,6 @@ void etl_render_double(etl_textbuf *out, double v, int is_float)
 
 /* ---- integers and maps ------------------------------------------------------------------------------- */
 
-static int is_signed_type(uint16_t in_type)
-{
-    return in_type == ETL_IN_INT8 || in_type == ETL_IN_INT16 || in_type == ETL_IN_INT32 || in_type == ETL_IN_INT64;
-}
-
 /* Map names for `value`. A value map without a matching entry returns 0 (nothing written) so the number
  * prints as its out-type says; a bitmap always writes (names, plus 0x… for bits no entry covers). */
 static int render_map(etl_textbuf *out, const etl_map_info *map, uint64_t value)
@@ -356,50 +352,12 @@ static uint64_t read_unsigned(const uint8_t *p, size_t size)
     }
 }
 
-/* Integer text without printf: this is the hottest path of a conversion. */
-static void put_unsigned(etl_textbuf *out, uint64_t v)
+/* Integer text without printf: this is the hottest path of a conversion (render_int.c). */
+static void put_style(etl_textbuf *out, etl_int_style style, uint64_t v, size_t size)
 {
-    char tmp[24];
-    char *p = tmp + sizeof tmp;
-    do {
-        *--p = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    etl_textbuf_append(out, p, (size_t)(tmp + sizeof tmp - p));
-}
-
-static void put_signed(etl_textbuf *out, int64_t v)
-{
-    if (v < 0) {
-        etl_textbuf_putc(out, '-');
-        put_unsigned(out, (uint64_t)0 - (uint64_t)v);
-    } else {
-        put_unsigned(out, (uint64_t)v);
-    }
-}
-
-/* 0x + upper-case hex, at least `min_digits` digits */
-static void put_hex(etl_textbuf *out, uint64_t v, int min_digits)
-{
-    static const char digits[] = "0123456789ABCDEF";
-    char tmp[20];
-    char *p = tmp + sizeof tmp;
-    int n = 0;
-    do {
-        *--p = digits[v & 15];
-        v >>= 4;
-        n++;
-    } while (v || n < min_digits);
-    *--p = 'x';
-    *--p = '0';
-    etl_textbuf_append(out, p, (size_t)(tmp + sizeof tmp - p));
-}
-
-static int64_t sign_extend(uint64_t v, size_t size)
-{
-    if (size >= 8) return (int64_t)v;
-    uint64_t bit = (uint64_t)1 << (size * 8 - 1);
-    return (int64_t)((v ^ bit) - bit);
+    if (etl_textbuf_reserve(out, ETL_INT_TEXT_MAX) != 0) return;
+    out->length += etl_int_format(out->data + out->length, style, v, size);
+    out->data[out->length] = '\0';
 }
 
 static void render_integer(etl_textbuf *out, uint16_t in_type, uint16_t out_type, const etl_map_info *map,
@@ -407,70 +365,26 @@ static void render_integer(etl_textbuf *out, uint16_t in_type, uint16_t out_type
 {
     uint64_t u = read_unsigned(p, size);
     if (map && map->entry_count && render_map(out, map, u)) return;
-    switch (out_type) {
+    int with_clock = ctx && ctx->trace && ctx->raw_to_filetime;
+    etl_int_style style = etl_int_style_of(in_type, out_type, size, with_clock);
+    if (style != ETL_INT_OTHER) {
+        put_style(out, style, u, size);
+        return;
+    }
+    switch (out_type) { /* the forms that are more than a number at this size */
     case ETL_OUT_STRING:
         if (size == 1) etl_render_codepoint(out, cp1252_to_unicode(p[0]));
-        else if (size == 2) etl_render_codepoint(out, (uint32_t)u); /* lone surrogate → U+FFFD */
-        else break;
+        else etl_render_codepoint(out, (uint32_t)u); /* lone surrogate → U+FFFD */
         return;
-    case ETL_OUT_BOOLEAN: etl_textbuf_puts(out, u ? "true" : "false"); return;
-    case ETL_OUT_HEXINT8:
-    case ETL_OUT_HEXINT16:
-    case ETL_OUT_HEXINT32:
-    case ETL_OUT_HEXINT64:
-    case ETL_OUT_CODE_POINTER: put_hex(out, u, 1); return;
-    case ETL_OUT_PORT:
-        if (size == 2) {
-            etl_textbuf_printf(out, "%u", (unsigned)(p[0] << 8 | p[1]));
-            return;
-        }
-        break;
-    case ETL_OUT_IPV4:
-        if (size == 4) {
-            render_ipv4(out, p);
-            return;
-        }
-        break;
-    case ETL_OUT_ERRORCODE:
-    case ETL_OUT_WIN32ERROR:
-    case ETL_OUT_NTSTATUS:
-    case ETL_OUT_HRESULT: put_hex(out, u, 8); return;
+    case ETL_OUT_PORT: put_style(out, ETL_INT_UNSIGNED, (unsigned)(p[0] << 8 | p[1]), 2); return;
+    case ETL_OUT_IPV4: render_ipv4(out, p); return;
     case ETL_OUT_ETWTIME:
-        if (ctx && ctx->trace && ctx->raw_to_filetime) {
-            etl_render_filetime(out, ctx->raw_to_filetime(ctx->trace, ctx->file_index, (int64_t)u));
-            return;
-        }
-        break;
-    case ETL_OUT_DATETIME:
-    case ETL_OUT_DATETIME_UTC:
-    case ETL_OUT_CULTURE_INSENSITIVE_DATETIME:
-        if (size == 8) { /* TraceLogging FILETIME out-type on INT64/UINT64 */
-            etl_render_filetime(out, (int64_t)u);
-            return;
-        }
-        break;
-    case ETL_OUT_BYTE:
-    case ETL_OUT_SHORT:
-    case ETL_OUT_INT:
-    case ETL_OUT_LONG: put_signed(out, sign_extend(u, size)); return;
-    case ETL_OUT_UNSIGNEDBYTE:
-    case ETL_OUT_UNSIGNEDSHORT:
-    case ETL_OUT_UNSIGNEDINT:
-    case ETL_OUT_UNSIGNEDLONG:
-    case ETL_OUT_PID:
-    case ETL_OUT_TID: put_unsigned(out, u); return;
-    default: break;
+        etl_render_filetime(out, ctx->raw_to_filetime(ctx->trace, ctx->file_index, (int64_t)u));
+        return;
+    default: /* DATETIME forms on 8 bytes: TraceLogging FILETIME out-type on INT64/UINT64 */
+        etl_render_filetime(out, (int64_t)u);
+        return;
     }
-    switch (in_type) {
-    case ETL_IN_HEXINT32:
-    case ETL_IN_HEXINT64:
-    case ETL_IN_POINTER:
-    case ETL_IN_SIZET: put_hex(out, u, 1); return;
-    case ETL_IN_BOOLEAN: etl_textbuf_puts(out, u ? "true" : "false"); return;
-    default: break;
-    }
-    if (is_signed_type(in_type)) put_signed(out, sign_extend(u, size));
-    else put_unsigned(out, u);
 }
 
 /* ---- dispatch ---------------------------------------------------------------------------------------- */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/render_int.h"
 #include "util/le.h"
 
 /* WALK_END: an optional tail was absent — stop walking, successfully. */
@@ -29,7 +30,34 @@ typedef struct walk_state {
     size_t steps;  /* elements visited, bounds the work of hostile counts */
     size_t zero_width;  /* array elements that occupied no payload bytes */
     const etl_render_context *ctx;
+    const etl_walk_plan *plan;  /* NULL: every value takes the general path */
+    size_t pointer_size;
+    int sizing;         /* etl_walk_event_sized: no text, only an upper bound of its length */
+    size_t text_bound;
 } walk_state;
+
+/* Text written so far (sizing: at least as much as rendering would have written). */
+static size_t text_used(const walk_state *s) { return s->sizing ? s->text_bound : s->w->text.length; }
+
+/* An upper bound of the text one value renders to, NUL included: no form takes more than 4 bytes per payload
+ * byte plus 64 (UTF-16 and ANSI text 3 per unit, hex 2 per byte, GUID, time and number forms under 64), and a
+ * map adds at most all its names with separators. */
+static size_t map_text_bound(const etl_map_info *map)
+{
+    size_t n = 24;
+    if (map)
+        for (uint32_t i = 0; i < map->entry_count; i++) n += 3 + (map->entries[i].name ? strlen(map->entries[i].name) : 0);
+    return n;
+}
+
+static size_t value_text_bound(const walk_state *s, uint32_t index, size_t len)
+{
+    const etl_property_info *prop = &s->info->properties[index];
+    size_t bound = 4 * len + 65;
+    if (prop->map && prop->map->entry_count)
+        bound += s->plan && s->plan->map_bound ? s->plan->map_bound[index] : map_text_bound(prop->map);
+    return bound;
+}
 
 void etl_walk_init(etl_walk *w) { memset(w, 0, sizeof *w); }
 
@@ -79,7 +107,7 @@ static int grow_fields(etl_walk *w)
     return 0;
 }
 
-static int push_field(walk_state *s, etl_field_kind kind, const etl_property_info *prop, unsigned depth,
+static inline int push_field(walk_state *s, etl_field_kind kind, const etl_property_info *prop, unsigned depth,
                       int32_t array_index)
 {
     etl_walk *w = s->w;
@@ -100,6 +128,19 @@ static int push_field(walk_state *s, etl_field_kind kind, const etl_property_inf
     w->field_count++;
     return WALK_OK;
 }
+
+/* Room for `extra` more bytes of text (+ NUL), without a call when there is room already. */
+static inline int reserve_text(etl_textbuf *t, size_t extra)
+{
+    if (t->data && !t->failed && t->capacity - t->length > extra) return 0;
+    return etl_textbuf_reserve(t, extra);
+}
+
+#if defined(__GNUC__)
+#define WALK_INLINE __attribute__((always_inline)) inline
+#else
+#define WALK_INLINE inline
+#endif
 
 /* The value of an earlier integer property, for PARAM_LENGTH / PARAM_COUNT. */
 static int referenced_value(walk_state *s, const etl_property_info *prop, uint16_t index, const char *what,
@@ -299,11 +340,43 @@ static int walk_scalar(walk_state *s, uint32_t index, unsigned depth, int32_t ar
     if (prop->out_type != ETL_OUT_NOPRINT) {
         if ((rc = push_field(s, ETL_FIELD_VALUE, prop, depth, array_index))) return rc;
         s->w->bytes[s->w->field_count - 1] = (etl_field_bytes){value, (uint32_t)len};
+        if (s->sizing) {
+            s->text_bound += value_text_bound(s, index, len);
+            s->pos += advance;
+            return WALK_OK;
+        }
         etl_render_value(&s->w->text, prop->in_type, prop->out_type, prop->map, value, len, s->ctx);
         etl_textbuf_putc(&s->w->text, '\0'); /* each value is its own C string inside `text` */
         if (s->w->text.failed) return WALK_NOMEM;
     }
     s->pos += advance;
+    return WALK_OK;
+}
+
+/* A fixed-size integer printed as a number (the plan says so): what walk_scalar does for it, without sizing
+ * and rendering through the general switches. */
+static inline int walk_plain_integer(walk_state *s, uint32_t index, unsigned depth, int32_t array_index, size_t size)
+{
+    const etl_property_info *prop = &s->info->properties[index];
+    const uint8_t *value = s->payload + s->pos;
+    uint64_t v = size == 1 ? value[0] : size == 2 ? etl_le16(value) : size == 4 ? etl_le32(value) : etl_le64(value);
+    etl_walk *w = s->w;
+    w->values[index] = v;
+    w->value_epoch[index] = w->epoch;
+    int rc = push_field(s, ETL_FIELD_VALUE, prop, depth, array_index);
+    if (rc) return rc;
+    w->bytes[w->field_count - 1] = (etl_field_bytes){value, (uint32_t)size};
+    s->pos += size;
+    if (s->sizing) {
+        s->text_bound += ETL_INT_TEXT_MAX + 1;
+        return WALK_OK;
+    }
+    if (reserve_text(&w->text, ETL_INT_TEXT_MAX + 1) != 0) return WALK_NOMEM;
+    char *out = w->text.data + w->text.length;
+    size_t n = etl_int_format(out, (etl_int_style)s->plan->style[index], v, size);
+    out[n] = '\0'; /* each value is its own C string inside `text` */
+    w->text.length += n + 1;
+    w->text.data[w->text.length] = '\0';
     return WALK_OK;
 }
 
@@ -328,6 +401,19 @@ static int walk_element(walk_state *s, uint32_t index, unsigned depth, int32_t a
     return end ? end : rc;
 }
 
+/* walk_element, with the plan's fast path for plain integers taken before any call. */
+static inline int walk_value(walk_state *s, uint32_t index, unsigned depth, int32_t array_index)
+{
+    if (s->plan && s->plan->style[index] && s->steps < 4 * (size_t)ETL_WALK_MAX_FIELDS) {
+        size_t size = s->plan->size[index] ? s->plan->size[index] : s->pointer_size;
+        if (size <= remaining(s)) {
+            s->steps++; /* what walk_element counts */
+            return walk_plain_integer(s, index, depth, array_index, size);
+        }
+    }
+    return walk_element(s, index, depth, array_index);
+}
+
 /* An array of 8- or 16-bit characters (TraceLogging CharArray / WCharArray: element out-type STRING) is one
  * counted string, as TDH renders it (etl-format.md §5.1, AMSITrace's "Raw Script"), not one field per char. */
 static int is_char_array(const etl_property_info *prop)
@@ -345,6 +431,11 @@ static int walk_char_array(walk_state *s, const etl_property_info *prop, uint64_
     const uint8_t *p = s->payload + s->pos;
     size_t bytes = (size_t)count * unit;
     s->w->bytes[s->w->field_count - 1] = (etl_field_bytes){p, (uint32_t)bytes};
+    if (s->sizing) {
+        s->text_bound += 3 * bytes + 1;
+        s->pos += bytes;
+        return WALK_OK;
+    }
     if (unit == 2) etl_render_utf16(&s->w->text, p, bytes);
     else etl_render_ansi(&s->w->text, p, bytes);
     etl_textbuf_putc(&s->w->text, '\0');
@@ -372,7 +463,7 @@ static int walk_property(walk_state *s, uint32_t index, unsigned depth)
     } else {
         is_array = 0;
     }
-    if (!is_array) return walk_element(s, index, depth, -1);
+    if (!is_array) return walk_value(s, index, depth, -1);
     if (is_char_array(prop)) return walk_char_array(s, prop, count, depth);
 
     if (count > ETL_WALK_MAX_ARRAY_ELEMENTS)
@@ -382,16 +473,114 @@ static int walk_property(walk_state *s, uint32_t index, unsigned depth)
     for (uint64_t i = 0; i < count && rc == WALK_OK; i++) {
         size_t before = s->pos;
         if (optional && remaining(s) == 0) rc = WALK_END; /* the payload may end on an element boundary */
-        else rc = walk_element(s, index, depth + 1, (int32_t)(i > INT32_MAX ? INT32_MAX : i));
+        else rc = walk_value(s, index, depth + 1, (int32_t)(i > INT32_MAX ? INT32_MAX : i));
         if (rc == WALK_OK && s->pos == before && ++s->zero_width > ETL_WALK_MAX_ZERO_WIDTH)
             rc = fail(s, prop, "truncated: more than %u array elements that occupy no payload bytes",
                       ETL_WALK_MAX_ZERO_WIDTH);
-        if (rc == WALK_OK && s->w->text.length > ETL_WALK_MAX_TEXT)
+        if (rc == WALK_OK && text_used(s) > ETL_WALK_MAX_TEXT)
             rc = fail(s, prop, "truncated: more than %u bytes of text in one event", ETL_WALK_MAX_TEXT);
     }
     if (rc != WALK_OK && rc != WALK_END) return rc;
     int end = push_field(s, ETL_FIELD_ARRAY_END, prop, depth, -1);
     return end ? end : rc;
+}
+
+/* Room for `extra` more fields. */
+static int reserve_fields(etl_walk *w, size_t extra)
+{
+    while (w->field_count + extra > w->field_capacity)
+        if (grow_fields(w) != 0) return -1;
+    return 0;
+}
+
+
+/* One plain integer field (style from the plan) at the end of the list; capacity is the caller's. */
+static WALK_INLINE void emit_plain(walk_state *s, const etl_property_info *prop, etl_int_style style, const uint8_t *value,
+                              size_t size, unsigned depth, int32_t array_index, uint32_t index)
+{
+    etl_walk *w = s->w;
+    uint64_t v = size == 1 ? value[0] : size == 2 ? etl_le16(value) : size == 4 ? etl_le32(value) : etl_le64(value);
+    w->values[index] = v;
+    size_t f = w->field_count++;
+    w->fields[f] = (etl_field){ETL_FIELD_VALUE, prop->name ? prop->name : "", NULL, prop->in_type, prop->out_type,
+                               (uint16_t)depth, array_index, prop};
+    w->bytes[f] = (etl_field_bytes){value, (uint32_t)size};
+    w->value_offsets[f] = w->text.length;
+    if (s->sizing) {
+        s->text_bound += ETL_INT_TEXT_MAX + 1;
+        return;
+    }
+    char *out = w->text.data + w->text.length;
+    size_t n = etl_int_format(out, style, v, size);
+    out[n] = '\0'; /* each value is its own C string inside `text` */
+    w->text.length += n + 1;
+}
+
+/* A top-level property the plan marks plain (a fixed-size integer printed as a number) and that is a scalar or
+ * an array of such: all its fields in one pass, with field and text capacity reserved once. Whatever is not the
+ * common case (payload too short, a tail that ends early but not on an element, counts near the caps) goes to
+ * walk_property, which decides and reports it as it always does. */
+static int walk_plain_top(walk_state *s, uint32_t index)
+{
+    const etl_property_info *prop = &s->info->properties[index];
+    etl_walk *w = s->w;
+    size_t size = s->plan->size[index] ? s->plan->size[index] : s->pointer_size;
+    etl_int_style style = (etl_int_style)s->plan->style[index];
+    size_t avail = remaining(s), prefix = 0;
+    uint64_t count;
+    if (prop->flags & ETL_PROP_INLINE_COUNT) {
+        if (avail < 2) return walk_property(s, index, 0);
+        count = etl_le16(s->payload + s->pos);
+        prefix = 2;
+    } else if (prop->flags & ETL_PROP_PARAM_COUNT) {
+        if (prop->count >= s->info->property_count || w->value_epoch[prop->count] != w->epoch)
+            return walk_property(s, index, 0);
+        count = w->values[prop->count];
+    } else if ((prop->flags & ETL_PROP_PARAM_FIXED_COUNT) || prop->count > 1) {
+        count = prop->count;
+    } else { /* a scalar */
+        if (size > avail || s->steps >= 4 * (size_t)ETL_WALK_MAX_FIELDS || w->field_count >= ETL_WALK_MAX_FIELDS ||
+            reserve_fields(w, 1) != 0 || (!s->sizing && reserve_text(&w->text, ETL_INT_TEXT_MAX + 1) != 0))
+            return walk_property(s, index, 0);
+        s->steps++;
+        w->value_epoch[index] = w->epoch;
+        emit_plain(s, prop, style, s->payload + s->pos, size, 0, -1, index);
+        if (!s->sizing) w->text.data[w->text.length] = '\0';
+        s->pos += size;
+        return WALK_OK;
+    }
+    int optional = (prop->flags & ETL_PROP_OPTIONAL_TAIL) != 0, tail_end = 0;
+    if (optional && avail == 0) return walk_property(s, index, 0);
+    avail -= prefix;
+    uint64_t n = count;
+    if (count > avail / size) { /* only an optional tail may stop early, and then on an element boundary */
+        if (!optional || avail % size) return walk_property(s, index, 0);
+        n = avail / size;
+        tail_end = 1;
+    }
+    if (count > ETL_WALK_MAX_ARRAY_ELEMENTS || w->field_count + n + 2 > ETL_WALK_MAX_FIELDS ||
+        s->steps + n >= 4 * (size_t)ETL_WALK_MAX_FIELDS ||
+        text_used(s) + n * (ETL_INT_TEXT_MAX + 1) > ETL_WALK_MAX_TEXT || reserve_fields(w, n + 2) != 0 ||
+        (!s->sizing && reserve_text(&w->text, n * (ETL_INT_TEXT_MAX + 1)) != 0))
+        return walk_property(s, index, 0);
+    s->pos += prefix;
+    s->steps += n;
+    size_t f = w->field_count++;
+    w->fields[f] = (etl_field){ETL_FIELD_ARRAY_BEGIN, prop->name ? prop->name : "", NULL, prop->in_type, prop->out_type,
+                               0, -1, prop};
+    w->bytes[f] = (etl_field_bytes){NULL, 0};
+    w->value_offsets[f] = w->text.length;
+    const uint8_t *p = s->payload + s->pos;
+    for (uint64_t i = 0; i < n; i++, p += size) emit_plain(s, prop, style, p, size, 1, (int32_t)i, index);
+    if (n) w->value_epoch[index] = w->epoch;
+    if (!s->sizing) w->text.data[w->text.length] = '\0';
+    s->pos += (size_t)n * size;
+    f = w->field_count++;
+    w->fields[f] = w->fields[f - n - 1];
+    w->fields[f].kind = ETL_FIELD_ARRAY_END;
+    w->bytes[f] = (etl_field_bytes){NULL, 0};
+    w->value_offsets[f] = w->text.length;
+    return tail_end ? WALK_END : WALK_OK;
 }
 
 static int walk_range(walk_state *s, uint32_t first, uint32_t count, unsigned depth)
@@ -452,8 +641,56 @@ static int ensure_capacity(etl_walk *w, const etl_event_info *info)
     return 0;
 }
 
+int etl_walk_plan_build(etl_walk_plan *plan, const etl_event_info *info)
+{
+    memset(plan, 0, sizeof *plan);
+    if (!info->property_count) return 0;
+    uint8_t *style = calloc(2, info->property_count);
+    if (!style) return -1;
+    plan->property_count = info->property_count;
+    plan->style = style;
+    plan->size = style + info->property_count;
+    for (uint32_t i = 0; i < info->property_count && !plan->map_bound; i++)
+        if (info->properties[i].map && info->properties[i].map->entry_count) {
+            plan->map_bound = calloc(info->property_count, sizeof *plan->map_bound);
+            if (!plan->map_bound) {
+                etl_walk_plan_free(plan);
+                return -1;
+            }
+        }
+    for (uint32_t i = 0; plan->map_bound && i < info->property_count; i++)
+        plan->map_bound[i] = map_text_bound(info->properties[i].map);
+    for (uint32_t i = 0; i < info->property_count; i++) {
+        const etl_property_info *prop = &info->properties[i];
+        if ((prop->flags & (ETL_PROP_STRUCT | ETL_PROP_INLINE_LENGTH)) || !is_integer_type(prop->in_type) ||
+            prop->out_type == ETL_OUT_NOPRINT || (prop->map && prop->map->entry_count))
+            continue;
+        int variable;
+        size_t size4 = fixed_size(prop, 4, &variable), size8 = fixed_size(prop, 8, &variable);
+        etl_int_style style = etl_int_style_of(prop->in_type, prop->out_type, size8, 1);
+        /* pointer-sized values: the same form at both sizes, or the general path */
+        if (style == ETL_INT_OTHER || etl_int_style_of(prop->in_type, prop->out_type, size4, 1) != style) continue;
+        plan->style[i] = (uint8_t)style;
+        plan->size[i] = size4 == size8 ? (uint8_t)size8 : 0;
+    }
+    return 0;
+}
+
+void etl_walk_plan_free(etl_walk_plan *plan)
+{
+    free(plan->style);
+    free(plan->map_bound);
+    memset(plan, 0, sizeof *plan);
+}
+
 int etl_walk_event(etl_walk *w, const etl_event_info *info, const uint8_t *payload, size_t size,
                    const etl_render_context *ctx)
+{
+    return etl_walk_event_planned(w, info, NULL, payload, size, ctx);
+}
+
+static int walk_event(etl_walk *w, const etl_event_info *info, const etl_walk_plan *plan, const uint8_t *payload,
+                      size_t size, const etl_render_context *ctx, int sizing)
 {
     w->field_count = 0;
     w->consumed = 0;
@@ -466,12 +703,17 @@ int etl_walk_event(etl_walk *w, const etl_event_info *info, const uint8_t *paylo
         w->epoch = 1;
     }
 
-    walk_state s = {w, info, payload, size, 0, 0, 0, ctx};
+    if (plan && plan->property_count != info->property_count) plan = NULL;
+    walk_state s = {w, info, payload, size, 0, 0, 0, ctx, plan, ctx && ctx->pointer_size == 4 ? 4 : 8, sizing, 0};
     int rc = WALK_OK;
     uint32_t i = 0;
     for (; i < tops && rc == WALK_OK; i++) {
         w->top_first[i] = w->field_count;
-        rc = walk_property(&s, i, 0);
+        rc = plan && plan->style[i] ? walk_plain_top(&s, i) : walk_property(&s, i, 0);
+    }
+    if (sizing) {
+        w->consumed = s.pos;
+        return rc == WALK_NOMEM ? ETL_ERR_NOMEM : rc == WALK_STOP ? ETL_WALK_NEEDS_RENDERING : ETL_DECODE_OK;
     }
     if (rc == WALK_STOP) rc = close_open_fields(&s);
     for (; i <= tops; i++) w->top_first[i] = w->field_count;
@@ -482,4 +724,16 @@ int etl_walk_event(etl_walk *w, const etl_event_info *info, const uint8_t *paylo
         if (w->fields[f].kind == ETL_FIELD_VALUE) w->fields[f].value = etl_textbuf_at(&w->text, w->value_offsets[f]);
     w->consumed = s.pos;
     return rc == WALK_STOP ? ETL_DECODE_ERROR : ETL_DECODE_OK;
+}
+
+int etl_walk_event_planned(etl_walk *w, const etl_event_info *info, const etl_walk_plan *plan,
+                           const uint8_t *payload, size_t size, const etl_render_context *ctx)
+{
+    return walk_event(w, info, plan, payload, size, ctx, 0);
+}
+
+int etl_walk_event_sized(etl_walk *w, const etl_event_info *info, const etl_walk_plan *plan, const uint8_t *payload,
+                         size_t size, const etl_render_context *ctx)
+{
+    return walk_event(w, info, plan, payload, size, ctx, 1);
 }

@@ -41,6 +41,20 @@ typedef struct etl_walk {
     uint32_t epoch;
 } etl_walk;
 
+/* What the walker can decide once per description instead of once per value: for each property, whether it
+ * is a fixed-size integer printed as a plain number (style: etl_int_style, 0 = the general path) and its size
+ * (0 = the record's pointer size). Built by etl_walk_plan_build; a plan belongs to one description. */
+typedef struct etl_walk_plan {
+    uint32_t property_count;
+    uint8_t *style;
+    uint8_t *size;
+    uint32_t *map_bound;  /* per property with a value map: most text its names can add (NULL: no maps) */
+} etl_walk_plan;
+
+/* 0, or -1 when out of memory (the plan is then empty and the walk takes the general path). */
+int etl_walk_plan_build(etl_walk_plan *plan, const etl_event_info *info);
+void etl_walk_plan_free(etl_walk_plan *plan);
+
 void etl_walk_init(etl_walk *w);
 void etl_walk_free(etl_walk *w);
 
@@ -50,5 +64,15 @@ void etl_walk_free(etl_walk *w);
  * ETL_ERR_NOMEM. */
 int etl_walk_event(etl_walk *w, const etl_event_info *info, const uint8_t *payload, size_t size,
                    const etl_render_context *ctx);
+/* The same with the plan built for `info` (NULL: none); the fields and text are identical. */
+int etl_walk_event_planned(etl_walk *w, const etl_event_info *info, const etl_walk_plan *plan,
+                           const uint8_t *payload, size_t size, const etl_render_context *ctx);
+/* How etl_walk_event would end, without rendering (for events nobody will see, so that the statistics stay
+ * those of a full decode): ETL_DECODE_OK with `consumed` set when it would decode completely, or
+ * ETL_WALK_NEEDS_RENDERING when it would stop (the error message needs the full walk) or its text could reach
+ * the cap, or ETL_ERR_NOMEM. `fields` and `text` are left unusable. */
+#define ETL_WALK_NEEDS_RENDERING 100
+int etl_walk_event_sized(etl_walk *w, const etl_event_info *info, const etl_walk_plan *plan, const uint8_t *payload,
+                         size_t size, const etl_render_context *ctx);
 
 #endif

@@ -101,6 +101,7 @@ struct etl_schema_registry {
     size_t provider_slot_capacity;
     etl_deferred_files *deferred;  /* files loaded on the first lookup of one of their GUIDs */
     wpp_store *wpp;                /* WPP TMF statements (-tmf/-tp/-pdb), created by the first load */
+    uint64_t generation;           /* bumped by every change a lookup could see (decoder caches) */
 };
 
 static uint64_t mix(uint64_t h)
@@ -379,6 +380,7 @@ int etl_schema_registry_add_provider(etl_schema_registry *r, const etl_guid *gui
         if (!copy) return ETL_ERR_NOMEM;
         p->name = copy;
         p->source = source;
+        r->generation++;
         return ETL_OK;
     }
     if (grow_array((void **)&r->providers, &r->provider_capacity, r->provider_count, sizeof *r->providers) != 0)
@@ -388,6 +390,7 @@ int etl_schema_registry_add_provider(etl_schema_registry *r, const etl_guid *gui
     if (!copy) return ETL_ERR_NOMEM;
     r->providers[r->provider_count] = (provider_entry){*guid, copy, source};
     r->provider_slots[slot] = (uint32_t)++r->provider_count;
+    r->generation++;
     return ETL_OK;
 }
 
@@ -453,6 +456,7 @@ int etl_schema_registry_add(etl_schema_registry *r, const etl_event_info *info, 
         etl_event_info *copy = copy_info(r, info);
         if (!copy) return ETL_ERR_NOMEM;
         e->info = copy;
+        r->generation++;
         return ETL_OK;
     }
     if (grow_array((void **)&r->entries, &r->entry_capacity, r->entry_count, sizeof *r->entries) != 0)
@@ -470,8 +474,11 @@ int etl_schema_registry_add(etl_schema_registry *r, const etl_event_info *info, 
     if (link_family(r, index) != 0) return ETL_ERR_NOMEM;
     r->entry_count++;
     r->slots[slot] = index + 1;
+    r->generation++;
     return ETL_OK;
 }
+
+uint64_t etl_schema_registry_generation(const etl_schema_registry *r) { return r ? r->generation : 0; }
 
 const etl_event_info *etl_schema_registry_find(const etl_schema_registry *r, etl_schema_key_kind kind,
                                                const etl_guid *guid, uint16_t id_or_opcode, uint8_t version)

@@ -5,6 +5,10 @@
 
 #include "etl/etl_schema.h"
 
+/* Changes with every addition or replacement a find or provider-name lookup could return (deferred loads
+ * included): a decoder caches lookups until it changes. */
+uint64_t etl_schema_registry_generation(const etl_schema_registry *registry);
+
 /* Built-in kernel MOF classes (NT Kernel Logger, KernelTraceControl synthetic events): registers every
  * (class GUID, type, version) as ETL_KEY_CLASSIC with source ETL_SOURCE_KERNEL_MOF. */
 int etl_kernel_mof_register(etl_schema_registry *registry);
@@ -18,6 +22,9 @@ void etl_tracelogging_cache_free(etl_tracelogging_cache *cache);
  * sets *error to a static one-line reason. */
 const etl_event_info *etl_tracelogging_lookup(etl_tracelogging_cache *cache, const etl_event_record *record,
                                               const char **error);
+/* How many times the cache was flushed (descriptions it handed out freed): callers that key anything by a
+ * description's address forget it when this changes. */
+uint64_t etl_tracelogging_cache_flushes(const etl_tracelogging_cache *cache);
 
 /* .NET EventSource manifests written into the trace (event id 0xFFFE, chunked): reassembled per provider
  * and loaded into the registry as ETL_SOURCE_EVENTSOURCE once complete. */

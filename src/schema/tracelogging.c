@@ -101,6 +101,8 @@ static void cache_flush(etl_tracelogging_cache *cache)
     cache->total_bytes = 0;
 }
 
+uint64_t etl_tracelogging_cache_flushes(const etl_tracelogging_cache *cache) { return cache ? cache->flushes : 0; }
+
 void etl_tracelogging_cache_free(etl_tracelogging_cache *cache)
 {
     if (!cache) return;

@@ -1,0 +1,107 @@
+/* Integer values as text: which form an (in-type, out-type) pair prints in, and the digit writers behind it.
+ * Shared by the renderer (render.c) and the walker's fast path for fixed-size integers (walk.c), so both
+ * print exactly the same text. */
+#ifndef ETL_DECODE_RENDER_INT_H
+#define ETL_DECODE_RENDER_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef enum etl_int_style {
+    ETL_INT_OTHER = 0,  /* a form that needs more than the number (code point, port, IPv4, time): render.c */
+    ETL_INT_UNSIGNED,   /* decimal */
+    ETL_INT_SIGNED,     /* decimal, sign-extended from the value's size */
+    ETL_INT_HEX,        /* 0x + upper-case hex, no padding */
+    ETL_INT_HEX8,       /* 0x + at least 8 upper-case hex digits (NTSTATUS, HRESULT, Win32 errors) */
+    ETL_INT_BOOLEAN     /* true / false */
+} etl_int_style;
+
+/* The form of an integer of `size` bytes (1, 2, 4 or 8) without a value map. ETL_INT_OTHER for out-types whose
+ * text is not a plain number at that size; `with_clock`: ETWTIME values can be converted to a time. */
+etl_int_style etl_int_style_of(uint16_t in_type, uint16_t out_type, size_t size, int with_clock);
+
+/* The writers: `out` needs room for ETL_INT_TEXT_MAX bytes; they return the length written (no NUL). Inline:
+ * they run for most values of a conversion. */
+#define ETL_INT_TEXT_MAX 24
+extern const char etl_int_digit_pairs[201];  /* "00" "01" ... "99" */
+extern const char etl_int_hex_pairs[513];    /* "00" "01" ... "FF" */
+extern const uint64_t etl_int_powers_of_ten[20];
+
+static inline size_t etl_int_format_unsigned(char *out, uint64_t v)
+{
+    if (v < 10) {
+        out[0] = (char)('0' + v);
+        return 1;
+    }
+    unsigned t = ((64u - (unsigned)__builtin_clzll(v)) * 1233u) >> 12; /* ~log10, then corrected */
+    size_t n = t - (v < etl_int_powers_of_ten[t]) + 1;
+    char *p = out + n;
+    while (v >= 100) {
+        const char *pair = etl_int_digit_pairs + (v % 100) * 2;
+        v /= 100;
+        *--p = pair[1];
+        *--p = pair[0];
+    }
+    if (v >= 10) {
+        *--p = etl_int_digit_pairs[v * 2 + 1];
+        *--p = etl_int_digit_pairs[v * 2];
+    } else {
+        *--p = (char)('0' + v);
+    }
+    return n;
+}
+
+static inline size_t etl_int_format_signed(char *out, int64_t v)
+{
+    if (v >= 0) return etl_int_format_unsigned(out, (uint64_t)v);
+    out[0] = '-';
+    return 1 + etl_int_format_unsigned(out + 1, (uint64_t)0 - (uint64_t)v);
+}
+
+/* 0x + upper-case hex, at least min_digits digits (1..16) */
+static inline size_t etl_int_format_hex(char *out, uint64_t v, unsigned min_digits)
+{
+    unsigned n = (64u - (unsigned)__builtin_clzll(v | 1) + 3) / 4;
+    if (n < min_digits) n = min_digits;
+    out[0] = '0';
+    out[1] = 'x';
+    char *p = out + 2 + n;
+    for (unsigned left = n; left >= 2; left -= 2, v >>= 8) {
+        const char *pair = etl_int_hex_pairs + (v & 0xFF) * 2;
+        *--p = pair[1];
+        *--p = pair[0];
+    }
+    if (n & 1) *--p = etl_int_hex_pairs[(v & 0xF) * 2 + 1];
+    return (size_t)n + 2;
+}
+
+static inline int64_t etl_int_sign_extend(uint64_t v, size_t size)
+{
+    if (size >= 8) return (int64_t)v;
+    uint64_t bit = (uint64_t)1 << (size * 8 - 1);
+    return (int64_t)((v ^ bit) - bit);
+}
+
+/* Any style but ETL_INT_OTHER, for a value of `size` bytes read as unsigned. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline size_t etl_int_format(char *out, etl_int_style style, uint64_t v, size_t size)
+{
+    switch (style) {
+    case ETL_INT_SIGNED: return etl_int_format_signed(out, etl_int_sign_extend(v, size));
+    case ETL_INT_HEX: return etl_int_format_hex(out, v, 1);
+    case ETL_INT_HEX8: return etl_int_format_hex(out, v, 8);
+    case ETL_INT_BOOLEAN:
+        if (v) {
+            memcpy(out, "true", 4);
+            return 4;
+        }
+        memcpy(out, "false", 5);
+        return 5;
+    default: return etl_int_format_unsigned(out, v);
+    }
+}
+
+#endif
