@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <csv.h>
-
 #include "cpu_time.h"
+#include "csv_cell.h"
 #include "etl/etl_diff.h"
 #include "fast_text.h"
 #include "format_util.h"
+#include "text_cache.h"
 
 /* Widths seen in real tracerpt rows ("            PageFault,     VirtualAlloc, ..."). */
 #define COMPAT_NAME_WIDTH 21
@@ -27,38 +27,14 @@ static const char *const header_columns[] = {
     "Kernel(ms)", "User(ms)", "User Data",
 };
 
-static int needs_quotes(const char *s, size_t n)
-{
-    if (n == 0) return 0;
-    if (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t') return 1;
-    return strpbrk(s, ",\"\r\n") != NULL;
-}
-
-/* One cell; `width` > 0 right-aligns it in compat mode. */
 static void cell_w(fmt_line_writer *st, const char *value, int width)
 {
-    value = fmt_valid_utf8(value ? value : "", &st->scratch);  /* the file stays valid UTF-8 */
-    size_t n = strlen(value);
-    if (st->cells++ > 0) etl_textbuf_puts(&st->line, st->options.csv_compat ? ", " : ",");
-    if (st->options.csv_compat) {
-        for (int pad = width - (int)n; pad > 0; pad--) etl_textbuf_putc(&st->line, ' ');
-        size_t start = st->line.length;
-        etl_textbuf_append(&st->line, value, n);
-        for (size_t i = start; i < st->line.length && !st->line.failed; i++)
-            if (st->line.data[i] == '\r' || st->line.data[i] == '\n') st->line.data[i] = ' ';
-        return;
-    }
-    if (!needs_quotes(value, n)) {
-        etl_textbuf_append(&st->line, value, n);
-        return;
-    }
-    char *dst = fmt_buf_grow(&st->line, 2 * n + 2);
-    if (dst) st->line.length += csv_write(dst, 2 * n + 2, value, n);
+    fmt_csv_cell(st, value, width);
 }
 
 static void cell(fmt_line_writer *st, const char *value)
 {
-    cell_w(st, value, 0);
+    fmt_csv_cell(st, value, 0);
 }
 
 static void cell_u(fmt_line_writer *st, uint64_t v)
@@ -118,6 +94,31 @@ static void hex_cell(fmt_line_writer *st, const uint8_t *bytes, size_t length)
     fmt_buf_put_hex(&st->line, bytes, length, 1);
 }
 
+/* The cells fixed by the event's schema and descriptor: Event Name .. Keyword (one segment). */
+static void build_static(void *state, const etl_decoded_event *ev, fmt_buf *text, uint32_t *ends)
+{
+    fmt_line_writer *st = state;
+    const etl_event_header *h = &ev->record->header;
+    char guid[40];
+    fmt_line_writer cells = *st;  /* the same cell rules, into `text` */
+    cells.line = *text;
+    cells.cells = 0;
+    cell_w(&cells, event_name_cell(ev, guid), COMPAT_NAME_WIDTH);
+    cell_w(&cells, ev->opcode_name, COMPAT_TYPE_WIDTH);
+    cell_u(&cells, h->descriptor.id);
+    cell_u(&cells, h->descriptor.version);
+    cell_u(&cells, h->descriptor.channel);
+    cell_u(&cells, h->descriptor.level);
+    cell_u(&cells, h->descriptor.opcode);
+    cell_u(&cells, h->descriptor.task);
+    cell_hex_fixed(&cells, h->descriptor.keyword, 16);
+    *text = cells.line;
+    st->scratch = cells.scratch;
+    ends[0] = (uint32_t)text->length;
+}
+
+#define STATIC_CELLS 9
+
 static int csv_event(void *state, const etl_decoded_event *ev)
 {
     fmt_line_writer *st = state;
@@ -125,34 +126,64 @@ static int csv_event(void *state, const etl_decoded_event *ev)
     const etl_event_header *h = &r->header;
     char guid[40];
 
-    cell_w(st, event_name_cell(ev, guid), COMPAT_NAME_WIDTH);
-    cell_w(st, ev->opcode_name, COMPAT_TYPE_WIDTH);
-    cell_u(st, h->descriptor.id);
-    cell_u(st, h->descriptor.version);
-    cell_u(st, h->descriptor.channel);
-    cell_u(st, h->descriptor.level);
-    cell_u(st, h->descriptor.opcode);
-    cell_u(st, h->descriptor.task);
-    cell_hex_fixed(st, h->descriptor.keyword, 16);
-    cell_hex_fixed(st, h->process_id, 8);
-    cell_hex_fixed(st, h->thread_id, 8);
+    const fmt_static_text *s = fmt_text_cache_get(st->cache, ev);
+    if (!s) return -1;
+    size_t n;
+    const char *fixed = fmt_static_part(s, 0, &n);
+    etl_textbuf_append(&st->line, fixed, n);
+    st->cells = STATIC_CELLS;
     int stable = st->options.stable != 0;  /* machine facts are left out of stable output */
-    if (stable) cell(st, ""); else cell_u(st, r->buffer_context.processor_index);
-    cell(st, "");  /* Instance ID: classic instance events only */
-    cell(st, "");  /* Parent Instance ID */
-    cell(st, fmt_guid(&h->activity_id, guid));
-    etl_guid related;
-    cell(st, fmt_related_activity(r, &related) ? fmt_guid(&related, guid) : "");
-    char num[FMT_INT_CAP];
-    if (stable) {
-        char rel[32];
-        cell(st, st->options.stable & ETL_STABLE_NO_TIME ? "" : etl_stable_time(h->timestamp, rel));
-        cell(st, "");
-        cell(st, "");
+    if (!st->options.csv_compat) {
+        /* PID .. User(ms): hex and decimal numbers, GUIDs, relative times, empty cells: never quoted */
+        char *p = fmt_put_begin(&st->line, 256);
+        if (!p) return -1;
+        *p++ = ',';
+        p = fmt_w_hex64(p, h->process_id);
+        *p++ = ',';
+        p = fmt_w_hex64(p, h->thread_id);
+        *p++ = ',';
+        if (!stable) p = fmt_w_u64(p, r->buffer_context.processor_index);
+        FMT_W_LIT(p, ",,,");  /* Instance ID and Parent Instance ID: classic instance events only */
+        p = fmt_w_guid(p, &h->activity_id);
+        *p++ = ',';
+        etl_guid related;
+        if (r->extended_data_count && fmt_related_activity(r, &related)) p = fmt_w_guid(p, &related);
+        *p++ = ',';
+        if (stable) {
+            if (!(st->options.stable & ETL_STABLE_NO_TIME)) {
+                etl_stable_time(h->timestamp, p);
+                p += strlen(p);
+            }
+            FMT_W_LIT(p, ",,");
+        } else {
+            p = fmt_w_i64(p, st->options.raw_timestamps ? r->raw_timestamp : h->timestamp);
+            *p++ = ',';
+            p = fmt_w_u64(p, fmt_cpu_ms(&st->options, r, h->kernel_time));
+            *p++ = ',';
+            p = fmt_w_u64(p, fmt_cpu_ms(&st->options, r, h->user_time));
+        }
+        fmt_put_end(&st->line, p);
+        st->cells += 10;
     } else {
-        cell(st, fmt_i64(st->options.raw_timestamps ? r->raw_timestamp : h->timestamp, num));
-        cell_u(st, fmt_cpu_ms(&st->options, r, h->kernel_time));
-        cell_u(st, fmt_cpu_ms(&st->options, r, h->user_time));
+        cell_hex_fixed(st, h->process_id, 8);
+        cell_hex_fixed(st, h->thread_id, 8);
+        if (stable) cell(st, ""); else cell_u(st, r->buffer_context.processor_index);
+        cell(st, "");  /* Instance ID: classic instance events only */
+        cell(st, "");  /* Parent Instance ID */
+        cell(st, fmt_guid(&h->activity_id, guid));
+        etl_guid related;
+        cell(st, fmt_related_activity(r, &related) ? fmt_guid(&related, guid) : "");
+        char num[FMT_INT_CAP];
+        if (stable) {
+            char rel[32];
+            cell(st, st->options.stable & ETL_STABLE_NO_TIME ? "" : etl_stable_time(h->timestamp, rel));
+            cell(st, "");
+            cell(st, "");
+        } else {
+            cell(st, fmt_i64(st->options.raw_timestamps ? r->raw_timestamp : h->timestamp, num));
+            cell_u(st, fmt_cpu_ms(&st->options, r, h->kernel_time));
+            cell_u(st, fmt_cpu_ms(&st->options, r, h->user_time));
+        }
     }
 
     size_t before = st->cells;
@@ -168,7 +199,12 @@ static int csv_event(void *state, const etl_decoded_event *ev)
     return end_line(st);
 }
 
+static void *csv_create(const etl_sink *sink, const etl_writer_options *options)
+{
+    return fmt_line_writer_create_cached(sink, options, 1, build_static);
+}
+
 const etl_writer_format etl_writer_csv = {
     "csv", "", ".csv", "tracerpt CSV columns, RFC 4180 quoting (--csv-compat: tracerpt's exact form)",
-    fmt_line_writer_create, csv_begin, csv_event, fmt_end_nothing, fmt_line_writer_destroy,
+    csv_create, csv_begin, csv_event, fmt_end_nothing, fmt_line_writer_destroy,
 };

@@ -40,6 +40,149 @@ static inline void fmt_put_u64(fmt_buf *b, uint64_t value)
 /* "{xxxxxxxx-...}" (38 bytes, lower case) appended; the all-zero GUID (most activity ids) is one copy. */
 void fmt_put_guid(fmt_buf *b, const etl_guid *g);
 
+/* ---- direct writing: reserve once, write through a pointer, close -------------------------------------
+ * p = fmt_put_begin(b, n) gives room for n bytes (and the NUL after them) at the end of b, or NULL when
+ * memory ran out (b->failed is set); the writes below advance p; fmt_put_end(b, p) closes. */
+static inline char *fmt_put_begin(fmt_buf *b, size_t n)
+{
+    if (b->data && !b->failed && n < b->capacity - b->length) return b->data + b->length;
+    return fmt_buf_grow(b, n);
+}
+
+static inline void fmt_put_end(fmt_buf *b, char *end)
+{
+    b->length = (size_t)(end - b->data);
+    *end = '\0';
+}
+
+/* A string literal at p; p advances. */
+#define FMT_W_LIT(p, literal) ((p) = (char *)memcpy((p), "" literal, sizeof(literal) - 1) + sizeof(literal) - 1)
+
+/* n bytes of text at p: short runs (most names and values) without a call to memcpy. */
+static inline char *fmt_w_mem(char *p, const char *text, size_t n)
+{
+    if (n > 16) {
+        memcpy(p, text, n);
+    } else if (n >= 8) {  /* two overlapping 8-byte moves */
+        uint64_t a, b;
+        memcpy(&a, text, 8);
+        memcpy(&b, text + n - 8, 8);
+        memcpy(p, &a, 8);
+        memcpy(p + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, text, 4);
+        memcpy(&b, text + n - 4, 4);
+        memcpy(p, &a, 4);
+        memcpy(p + n - 4, &b, 4);
+    } else if (n) {
+        p[0] = text[0];
+        p[n / 2] = text[n / 2];
+        p[n - 1] = text[n - 1];
+    }
+    return p + n;
+}
+
+/* "00".."99": two digits per division. */
+extern const char fmt_digit_pairs[200];
+
+/* The last `n` decimal digits of value ending at end (n >= 1, leading zeros written when value is shorter). */
+static inline void fmt_w_digits(char *end, uint32_t value, unsigned n)
+{
+    for (; n >= 2; n -= 2) {
+        uint32_t q = value / 100;
+        memcpy(end -= 2, fmt_digit_pairs + 2 * (value - 100 * q), 2);
+        value = q;
+    }
+    if (n) end[-1] = (char)('0' + value % 10);
+}
+
+static inline unsigned fmt_u32_digits(uint32_t v)
+{
+    return v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5 : v < 1000000 ? 6
+         : v < 10000000 ? 7 : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
+}
+
+/* Decimal digits of value at p (at most 20); returns the end. */
+static inline char *fmt_w_u64(char *p, uint64_t value)
+{
+    if (value <= UINT32_MAX) {
+        unsigned n = fmt_u32_digits((uint32_t)value);
+        fmt_w_digits(p + n, (uint32_t)value, n);
+        return p + n;
+    }
+    unsigned n = 1;
+    for (uint64_t v = value; v >= 10; v /= 10) n++;
+    char *end = p + n;
+    do {
+        *--end = (char)('0' + value % 10);
+        value /= 10;
+    } while (value);
+    return p + n;
+}
+
+static inline char *fmt_w_i64(char *p, int64_t value)
+{
+    if (value >= 0) return fmt_w_u64(p, (uint64_t)value);
+    *p++ = '-';
+    return fmt_w_u64(p, 0 - (uint64_t)value);
+}
+
+/* "0x" + upper-case hex without padding (fmt_hex64's text) at p (at most 18 bytes). */
+static inline char *fmt_w_hex64(char *p, uint64_t value)
+{
+    unsigned n = 1;
+    for (uint64_t v = value; v >= 16; v >>= 4) n++;
+    *p++ = '0', *p++ = 'x';
+    for (unsigned i = n; i-- > 0; value >>= 4) p[i] = "0123456789ABCDEF"[value & 0xF];
+    return p + n;
+}
+
+/* ---- SWAR tests: 8 bytes at a time; the lowest flagged byte is always a true hit (borrows only go up) ---- */
+#define FMT_ONES 0x0101010101010101ull
+#define FMT_HIGHS 0x8080808080808080ull
+static inline uint64_t fmt_swar_zero(uint64_t y) { return (y - FMT_ONES) & ~y & FMT_HIGHS; }
+/* Bytes equal to c. */
+static inline uint64_t fmt_swar_byte(uint64_t x, unsigned char c) { return fmt_swar_zero(x ^ (FMT_ONES * c)); }
+/* Bytes >= 0x80 (non-ASCII) or < 0x20 (controls). */
+static inline uint64_t fmt_swar_nonprint(uint64_t x)
+{
+    return (x & FMT_HIGHS) | ((x - 0x20 * FMT_ONES) & ~x & FMT_HIGHS);
+}
+
+/* 1 when `special` flags none of the n bytes of s ('A' must not be special: short texts are padded with it). */
+static inline int fmt_swar_clean(const char *s, size_t n, uint64_t (*special)(uint64_t))
+{
+    uint64_t x;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&x, s + i, 8);
+        if (special(x)) return 0;
+    }
+    if (i == n) return 1;
+    if (n >= 8) { /* the last 8 bytes: those already checked are clean, so a flag is a true hit */
+        memcpy(&x, s + n - 8, 8);
+        return !special(x);
+    }
+    if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        return !special((uint64_t)a | (uint64_t)b << 32);
+    }
+    unsigned char pad[8] = {'A', 'A', 'A', 'A', 'A', 'A', 'A', 'A'};
+    pad[0] = (unsigned char)s[0], pad[n / 2] = (unsigned char)s[n / 2], pad[n - 1] = (unsigned char)s[n - 1];
+    memcpy(&x, pad, 8);
+    return !special(x);
+}
+
+/* The 38 bytes of fmt_guid at p; returns the end. */
+char *fmt_w_guid(char *p, const etl_guid *g);
+
+/* fmt_event_time's text at p (room: FMT_TIME_CAP bytes); returns the end (no NUL). */
+#define FMT_TIME_CAP 40
+char *fmt_w_event_time(fmt_clock *clock, int64_t filetime, int digits, char *p);
+
 /* After an event: flushes b to the sink when it holds at least FMT_FLUSH_BLOCK bytes, or at once with
  * options->flush_every_event; 0 or -1 as fmt_buf_flush. */
 static inline int fmt_flush_event(fmt_buf *b, const etl_sink *sink, const etl_writer_options *options)

@@ -1,6 +1,7 @@
 /* Helpers shared by the writers (see format_util.h). */
 #include "format_util.h"
 #include "fast_text.h"
+#include "text_cache.h"
 
 #include "etl/etl_activity.h"
 #include "etl/etl_diff.h"
@@ -49,6 +50,10 @@ int fmt_buf_flush(fmt_buf *tb, const etl_sink *sink)
     etl_textbuf_reset(tb);
     return rc;
 }
+
+const char fmt_digit_pairs[200] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                  "8081828384858687888990919293949596979899";
 
 /* ---- integers ------------------------------------------------------------------------------------------ */
 
@@ -112,12 +117,24 @@ void *fmt_line_writer_create(const etl_sink *sink, const etl_writer_options *opt
     return w;
 }
 
+void *fmt_line_writer_create_cached(const etl_sink *sink, const etl_writer_options *options, uint32_t segments,
+                                    void (*build)(void *, const etl_decoded_event *, fmt_buf *, uint32_t *))
+{
+    fmt_line_writer *st = fmt_line_writer_create(sink, options);
+    if (st && !(st->cache = fmt_text_cache_new(segments, build, NULL, st))) {
+        fmt_line_writer_destroy(st);
+        return NULL;
+    }
+    return st;
+}
+
 void fmt_line_writer_destroy(void *state)
 {
     fmt_line_writer *w = state;
     if (!w) return;
     etl_textbuf_free(&w->line);
     etl_textbuf_free(&w->scratch);
+    fmt_text_cache_free(w->cache);
     free(w);
 }
 
@@ -192,10 +209,12 @@ static char *two_digits(char *p, unsigned v)
     return p + 2;
 }
 
-char *fmt_event_time(fmt_clock *clock, int64_t filetime, int digits, char *buf, size_t cap)
+char *fmt_w_event_time(fmt_clock *clock, int64_t filetime, int digits, char *buf)
 {
-    if (clock->stable && cap >= 32) return etl_stable_time(filetime, buf);
-    if (cap < 40) return etl_filetime_format(filetime, digits, buf, cap);
+    if (clock->stable) {
+        etl_stable_time(filetime, buf);
+        return buf + strlen(buf);
+    }
     if (digits < 0) digits = 0;
     if (digits > 9) digits = 9;
     long off = 0;
@@ -203,31 +222,40 @@ char *fmt_event_time(fmt_clock *clock, int64_t filetime, int digits, char *buf, 
         off = local_offset_seconds(clock, filetime / FILETIME_TICKS_PER_SECOND - FILETIME_UNIX_EPOCH_SECONDS);
     int64_t t = filetime + (int64_t)off * FILETIME_TICKS_PER_SECOND;
     if (t < 0) t = 0;
-    int64_t day = t / FILETIME_TICKS_PER_DAY;
-    if (!clock->date_valid || day != clock->day) {  /* the library formats the date once per day */
-        char full[48];
-        etl_filetime_format(day * FILETIME_TICKS_PER_DAY, 0, full, sizeof full);
-        memcpy(clock->date, full, 10);
-        clock->date[10] = '\0';
-        clock->day = day;
-        clock->date_valid = 1;
+    int64_t second = t / FILETIME_TICKS_PER_SECOND;
+    if (!clock->second_valid || second != clock->second) { /* events come in time order: once per second */
+        int64_t day = t / FILETIME_TICKS_PER_DAY;
+        if (!clock->date_valid || day != clock->day) {  /* the library formats the date once per day */
+            char full[48];
+            etl_filetime_format(day * FILETIME_TICKS_PER_DAY, 0, full, sizeof full);
+            memcpy(clock->date, full, 10);
+            clock->date[10] = '\0';
+            clock->day = day;
+            clock->date_valid = 1;
+        }
+        unsigned sod = (unsigned)(t % FILETIME_TICKS_PER_DAY / FILETIME_TICKS_PER_SECOND);
+        char *q = clock->second_text;
+        memcpy(q, clock->date, 10);
+        q += 10;
+        *q++ = 'T';
+        q = two_digits(q, sod / 3600);
+        *q++ = ':';
+        q = two_digits(q, sod / 60 % 60);
+        *q++ = ':';
+        two_digits(q, sod % 60);
+        clock->second = second;
+        clock->second_valid = 1;
     }
-    int64_t rem = t % FILETIME_TICKS_PER_DAY;
-    unsigned sod = (unsigned)(rem / FILETIME_TICKS_PER_SECOND);
-    unsigned frac = (unsigned)(rem % FILETIME_TICKS_PER_SECOND) * 100u;  /* nanoseconds: 9 digits */
+    unsigned frac = (unsigned)(t - second * FILETIME_TICKS_PER_SECOND) * 100u;  /* nanoseconds: 9 digits */
     char *p = buf;
-    memcpy(p, clock->date, 10);
-    p += 10;
-    *p++ = 'T';
-    p = two_digits(p, sod / 3600);
-    *p++ = ':';
-    p = two_digits(p, sod / 60 % 60);
-    *p++ = ':';
-    p = two_digits(p, sod % 60);
+    memcpy(p, clock->second_text, 19);
+    p += 19;
     if (digits > 0) {
+        static const unsigned drop[10] = {1000000000u, 100000000u, 10000000u, 1000000u, 100000u, 10000u, 1000u,
+                                          100u, 10u, 1u};
         *p++ = '.';
-        unsigned scale = 100000000u;
-        for (int i = 0; i < digits; i++, scale /= 10) *p++ = (char)('0' + frac / scale % 10);
+        p += digits;
+        fmt_w_digits(p, frac / drop[digits], (unsigned)digits);  /* the first `digits` digits */
     }
     if (!clock->local) {
         *p++ = 'Z';
@@ -238,7 +266,14 @@ char *fmt_event_time(fmt_clock *clock, int64_t filetime, int digits, char *buf, 
         *p++ = ':';
         p = two_digits(p, (unsigned)(a / 60 % 60));
     }
-    *p = '\0';
+    return p;
+}
+
+char *fmt_event_time(fmt_clock *clock, int64_t filetime, int digits, char *buf, size_t cap)
+{
+    if (clock->stable && cap >= 32) return etl_stable_time(filetime, buf);
+    if (cap < FMT_TIME_CAP) return etl_filetime_format(filetime, digits, buf, cap);
+    *fmt_w_event_time(clock, filetime, digits, buf) = '\0';
     return buf;
 }
 
@@ -312,6 +347,12 @@ int fmt_class_guid(const etl_decoded_event *event, etl_guid *out)
 /* ---- fast text (fast_text.h) ----------------------------------------------------------------------------- */
 
 
+char *fmt_w_guid(char *p, const etl_guid *g)
+{
+    guid_text(g, p);
+    return p + 38;
+}
+
 void fmt_put_guid(fmt_buf *b, const etl_guid *g)
 {
     char *p = fmt_buf_grow(b, 38);
@@ -326,12 +367,22 @@ void fmt_table_separator(fmt_line_writer *st)
     if (st->cells++ > 0) etl_textbuf_putc(&st->line, '\t');
 }
 
+/* Bytes a table cell writes otherwise than as is: controls, backslash, DEL, non-ASCII (U+FFFD checks). */
+static uint64_t table_special(uint64_t x)
+{
+    return fmt_swar_nonprint(x) | fmt_swar_byte(x, '\\') | fmt_swar_byte(x, 0x7F);
+}
+
 void fmt_table_cell(fmt_line_writer *st, const char *value)
 {
     fmt_table_separator(st);
     if (!value) return;
     const unsigned char *s = (const unsigned char *)value;
     size_t n = strlen(value);
+    if (fmt_swar_clean(value, n, table_special)) { /* the loop below would copy it in one run */
+        etl_textbuf_append(&st->line, value, n);
+        return;
+    }
     for (size_t i = 0; i < n;) {
         size_t run = i;  /* printable ASCII other than the backslash goes in as one block */
         while (run < n && s[run] >= 0x20 && s[run] < 0x7F && s[run] != '\\') run++;

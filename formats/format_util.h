@@ -34,8 +34,8 @@ char *fmt_i64(int64_t value, char *buf);
 char *fmt_hex64(uint64_t value, char *buf);
 
 /* Per-writer time formatting state: UTC or local, the local UTC offset of the last half-hour slot asked
- * for (localtime_r is slow and offsets change only on such boundaries) and the date text of the last day
- * (so the hot path formats only the time of day). */
+ * for (localtime_r is slow and offsets change only on such boundaries), the date text of the last day and
+ * the text of the last second (so the hot path formats only the fraction). */
 typedef struct fmt_clock {
     int local;
     int stable;  /* --stable: times are relative to the trace's first event, "+S.fffffff" (etl_diff.h) */
@@ -44,6 +44,9 @@ typedef struct fmt_clock {
     long offset_seconds;
     int64_t day;
     char date[11];
+    int second_valid;
+    int64_t second;         /* the second (after the offset) whose "YYYY-MM-DDTHH:MM:SS" is second_text */
+    char second_text[19];
 } fmt_clock;
 
 /* `text` itself when it is valid UTF-8, else a copy in `scratch` with each malformed sequence replaced by
@@ -66,10 +69,14 @@ typedef struct fmt_line_writer {
     fmt_buf line;
     fmt_buf scratch;
     size_t cells;  /* cells written on the current line */
+    struct fmt_text_cache *cache;  /* static text per event kind (text_cache.h), NULL for writers without */
 } fmt_line_writer;
 
 void *fmt_line_writer_create(const etl_sink *sink, const etl_writer_options *options);
 void fmt_line_writer_destroy(void *state);
+/* A line writer with a static-text cache of `segments` segments built by `build` (text_cache.h). */
+void *fmt_line_writer_create_cached(const etl_sink *sink, const etl_writer_options *options, uint32_t segments,
+                                    void (*build)(void *, const etl_decoded_event *, fmt_buf *, uint32_t *));
 int fmt_begin_nothing(void *state);
 /* The line writers' end: flushes the last block of lines. */
 int fmt_end_nothing(void *state, const etl_run_totals *totals);

@@ -6,29 +6,56 @@
 #include <string.h>
 
 #include "decode/value_kind.h"
+#include "fast_text.h"
 
 #define MAX_NESTING 64
 
+/* Per byte: 1 when a JSON string writes it otherwise than as is (NUL ends it; controls, quote, backslash;
+ * non-ASCII for the U+FFFD checks). */
+static const unsigned char special[256] = {
+    [0] = 1, [1] = 1, [2] = 1, [3] = 1, [4] = 1, [5] = 1, [6] = 1, [7] = 1, [8] = 1, [9] = 1, [10] = 1, [11] = 1,
+    [12] = 1, [13] = 1, [14] = 1, [15] = 1, [16] = 1, [17] = 1, [18] = 1, [19] = 1, [20] = 1, [21] = 1, [22] = 1,
+    [23] = 1, [24] = 1, [25] = 1, [26] = 1, [27] = 1, [28] = 1, [29] = 1, [30] = 1, [31] = 1, ['"'] = 1, ['\\'] = 1,
+#define R16(x) [x] = 1, [x + 1] = 1, [x + 2] = 1, [x + 3] = 1, [x + 4] = 1, [x + 5] = 1, [x + 6] = 1, [x + 7] = 1, \
+    [x + 8] = 1, [x + 9] = 1, [x + 10] = 1, [x + 11] = 1, [x + 12] = 1, [x + 13] = 1, [x + 14] = 1, [x + 15] = 1
+    R16(0x80), R16(0x90), R16(0xA0), R16(0xB0), R16(0xC0), R16(0xD0), R16(0xE0), R16(0xF0),
+#undef R16
+};
+
 void fmt_json_string(fmt_buf *tb, const char *value)
 {
+    if (!value) value = "";
+    size_t n = 0;  /* one pass: length and "as is" (most names and values are short) */
+    while (!special[(unsigned char)value[n]]) n++;
+    if (!value[n]) { /* the loop below would copy it in one run */
+        char *p = fmt_put_begin(tb, n + 2);
+        if (!p) return;
+        *p++ = '"';
+        p = fmt_w_mem(p, value, n);
+        *p++ = '"';
+        fmt_put_end(tb, p);
+        return;
+    }
     etl_textbuf_putc(tb, '"');
-    const unsigned char *s = (const unsigned char *)(value ? value : "");
+    const unsigned char *s = (const unsigned char *)value;
     for (;;) {
         size_t run = 0;  /* printable ASCII that needs no escape goes in as one block */
-        while (s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\') run++;
+        while (!special[s[run]]) run++;
         etl_textbuf_append(tb, (const char *)s, run);
         s += run;
         if (*s == '\0') break;
         uint32_t cp;
-        size_t used = etl_utf8_decode(s, strlen((const char *)s), &cp);
+        size_t avail = 1;  /* a UTF-8 sequence is at most 4 bytes: no need to measure the rest */
+        while (avail < 4 && s[avail]) avail++;
+        size_t used = etl_utf8_decode(s, avail, &cp);
         switch (cp) {
-        case '"': etl_textbuf_puts(tb, "\\\""); break;
-        case '\\': etl_textbuf_puts(tb, "\\\\"); break;
-        case '\n': etl_textbuf_puts(tb, "\\n"); break;
-        case '\r': etl_textbuf_puts(tb, "\\r"); break;
-        case '\t': etl_textbuf_puts(tb, "\\t"); break;
-        case '\b': etl_textbuf_puts(tb, "\\b"); break;
-        case '\f': etl_textbuf_puts(tb, "\\f"); break;
+        case '"': FMT_PUT_LIT(tb, "\\\""); break;
+        case '\\': FMT_PUT_LIT(tb, "\\\\"); break;
+        case '\n': FMT_PUT_LIT(tb, "\\n"); break;
+        case '\r': FMT_PUT_LIT(tb, "\\r"); break;
+        case '\t': FMT_PUT_LIT(tb, "\\t"); break;
+        case '\b': FMT_PUT_LIT(tb, "\\b"); break;
+        case '\f': FMT_PUT_LIT(tb, "\\f"); break;
         default:
             if (cp < 0x20)
                 etl_textbuf_printf(tb, "\\u%04X", (unsigned)cp);

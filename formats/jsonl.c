@@ -16,50 +16,37 @@
 #include "etl/etl_diff.h"
 #include "fast_text.h"
 #include "json_value.h"
+#include "text_cache.h"
 
-static void put_member(fmt_buf *tb, const char *key, const char *value)
+/* ,"key":"value" (null when value is NULL); key is a literal. */
+#define put_member(tb, key, value) put_member_n(tb, ",\"" key "\":", sizeof(key) + 3, value)
+static void put_member_n(fmt_buf *tb, const char *prefix, size_t prefix_length, const char *value)
 {
-    etl_textbuf_puts(tb, ",\"");
-    etl_textbuf_puts(tb, key);
-    etl_textbuf_puts(tb, "\":");
+    etl_textbuf_append(tb, prefix, prefix_length);
     if (value)
         fmt_json_string(tb, value);
     else
-        etl_textbuf_puts(tb, "null");
+        FMT_PUT_LIT(tb, "null");
 }
 
-static void put_number(fmt_buf *tb, const char *key, uint64_t value)
+/* ,"key":N; key is a literal. */
+#define put_number(tb, key, value) put_number_n(tb, ",\"" key "\":", sizeof(key) + 3, value)
+static void put_number_n(fmt_buf *tb, const char *prefix, size_t prefix_length, uint64_t value)
 {
-    char num[FMT_INT_CAP];
-    etl_textbuf_puts(tb, ",\"");
-    etl_textbuf_puts(tb, key);
-    etl_textbuf_puts(tb, "\":");
-    etl_textbuf_puts(tb, fmt_u64(value, num));
+    char *p = fmt_put_begin(tb, prefix_length + 20);
+    if (p) fmt_put_end(tb, fmt_w_u64(fmt_w_mem(p, prefix, prefix_length), value));
 }
 
-void fmt_jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *options, const etl_decoded_event *ev)
-{
-    const etl_event_record *r = ev->record;
-    const etl_event_header *h = &r->header;
-    char text[64], guid[40];
+/* The members fixed by the event's schema and descriptor: provider .. keyword_names (segment 0), source and
+ * schema_version (segment 1). */
+enum { SEG_NAMES, SEG_SOURCE, SEGMENTS };
 
-    int wide = options->json_bigint_string;
-    char num[FMT_INT_CAP];
-    if (options->stable) {  /* relative time (or none), no raw timestamp */
-        etl_textbuf_puts(tb, "{\"time\":");
-        if (options->stable & ETL_STABLE_NO_TIME) etl_textbuf_puts(tb, "null");
-        else fmt_json_string(tb, etl_stable_time(h->timestamp, text));
-    } else {
-        fmt_event_time(clock, h->timestamp, 7, text, sizeof text);
-        etl_textbuf_puts(tb, "{\"time\":");
-        fmt_json_string(tb, text);
-        etl_textbuf_puts(tb, ",\"timestamp\":");
-        if (wide) etl_textbuf_putc(tb, '"');
-        etl_textbuf_puts(tb, fmt_i64(r->raw_timestamp, num));
-        if (wide) etl_textbuf_putc(tb, '"');
-    }
+static void put_names(fmt_buf *tb, const etl_writer_options *options, const etl_decoded_event *ev)
+{
+    const etl_event_header *h = &ev->record->header;
+    char guid[40];
     put_member(tb, "provider", ev->provider_name);
-    put_member(tb, "provider_guid", fmt_guid(&ev->record->header.provider_id, guid));
+    put_member(tb, "provider_guid", fmt_guid(&h->provider_id, guid));
     put_member(tb, "event", ev->event_name);
     put_number(tb, "id", h->descriptor.id);
     put_number(tb, "version", h->descriptor.version);
@@ -67,25 +54,99 @@ void fmt_jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *opt
     put_number(tb, "task", h->descriptor.task);
     put_number(tb, "opcode", h->descriptor.opcode);
     etl_textbuf_puts(tb, ",\"keywords\":");
-    fmt_json_u64(tb, h->descriptor.keyword, wide);
+    fmt_json_u64(tb, h->descriptor.keyword, options->json_bigint_string);
     etl_textbuf_puts(tb, ",\"keyword_names\":[");
     for (uint32_t k = 0; k < ev->keyword_name_count; k++) {
         if (k) etl_textbuf_putc(tb, ',');
         fmt_json_string(tb, ev->keyword_names[k]);
     }
     etl_textbuf_putc(tb, ']');
-    put_number(tb, "pid", h->process_id);
-    put_number(tb, "tid", h->thread_id);
-    if (!options->stable) put_number(tb, "cpu", r->buffer_context.processor_index);
-    put_member(tb, "process", ev->process_name);
-    put_member(tb, "activity_id", fmt_guid(&h->activity_id, guid));
-    etl_guid related;
-    put_member(tb, "related_activity_id",
-               fmt_related_activity(r, &related) ? fmt_guid(&related, guid) : NULL);
+}
+
+static void put_source(fmt_buf *tb, const etl_decoded_event *ev)
+{
     put_member(tb, "source", etl_schema_source_name(ev->source));
     /* decoded with the nearest older version the schema knows: the fields of the newer version may be missing */
-    if (ev->info && ev->info->descriptor.version != h->descriptor.version)
+    if (ev->info && ev->info->descriptor.version != ev->record->header.descriptor.version)
         put_number(tb, "schema_version", ev->info->descriptor.version);
+}
+
+static void build_static(void *state, const etl_decoded_event *ev, fmt_buf *text, uint32_t *ends)
+{
+    fmt_line_writer *st = state;
+    put_names(text, &st->options, ev);
+    ends[SEG_NAMES] = (uint32_t)text->length;
+    put_source(text, ev);
+    ends[SEG_SOURCE] = (uint32_t)text->length;
+}
+
+static void put_part(fmt_buf *tb, const fmt_static_text *s, uint32_t k)
+{
+    size_t n;
+    const char *text = fmt_static_part(s, k, &n);
+    etl_textbuf_append(tb, text, n);
+}
+
+/* One line; `s` the static text of ev, or NULL to render it here. */
+static void jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *options,
+                       const etl_decoded_event *ev, const fmt_static_text *s)
+{
+    const etl_event_record *r = ev->record;
+    const etl_event_header *h = &r->header;
+    int wide = options->json_bigint_string;
+    char *p = fmt_put_begin(tb, 96);
+    if (!p) return;
+    FMT_W_LIT(p, "{\"time\":");
+    if (options->stable) {  /* relative time (or none), no raw timestamp */
+        if (options->stable & ETL_STABLE_NO_TIME) {
+            FMT_W_LIT(p, "null");
+        } else {
+            *p++ = '"';
+            etl_stable_time(h->timestamp, p);
+            p += strlen(p);
+            *p++ = '"';
+        }
+    } else {
+        *p++ = '"';
+        p = fmt_w_event_time(clock, h->timestamp, 7, p);
+        FMT_W_LIT(p, "\",\"timestamp\":");
+        if (wide) *p++ = '"';
+        p = fmt_w_i64(p, r->raw_timestamp);
+        if (wide) *p++ = '"';
+    }
+    fmt_put_end(tb, p);
+    if (s)
+        put_part(tb, s, SEG_NAMES);
+    else
+        put_names(tb, options, ev);
+    if (!(p = fmt_put_begin(tb, 128))) return;
+    FMT_W_LIT(p, ",\"pid\":");
+    p = fmt_w_u64(p, h->process_id);
+    FMT_W_LIT(p, ",\"tid\":");
+    p = fmt_w_u64(p, h->thread_id);
+    if (!options->stable) {
+        FMT_W_LIT(p, ",\"cpu\":");
+        p = fmt_w_u64(p, r->buffer_context.processor_index);
+    }
+    fmt_put_end(tb, p);
+    put_member(tb, "process", ev->process_name);
+    if (!(p = fmt_put_begin(tb, 160))) return;
+    FMT_W_LIT(p, ",\"activity_id\":\"");
+    p = fmt_w_guid(p, &h->activity_id);
+    FMT_W_LIT(p, "\",\"related_activity_id\":");
+    etl_guid related;
+    if (r->extended_data_count && fmt_related_activity(r, &related)) {
+        *p++ = '"';
+        p = fmt_w_guid(p, &related);
+        *p++ = '"';
+    } else {
+        FMT_W_LIT(p, "null");
+    }
+    fmt_put_end(tb, p);
+    if (s)
+        put_part(tb, s, SEG_SOURCE);
+    else
+        put_source(tb, ev);
     put_member(tb, "status", ev->status == ETL_DECODE_OK ? "ok" : ev->status == ETL_DECODE_NO_SCHEMA ? "no_schema"
                                                                                                    : "error");
     if (ev->status == ETL_DECODE_NO_SCHEMA) {
@@ -127,10 +188,18 @@ void fmt_jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *opt
     etl_textbuf_puts(tb, ",\"schema\":" FMT_JSON_SCHEMA_TEXT "}\n");
 }
 
+
+void fmt_jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *options, const etl_decoded_event *ev)
+{
+    jsonl_line(tb, clock, options, ev, NULL);
+}
+
 static int jsonl_event(void *state, const etl_decoded_event *ev)
 {
     fmt_line_writer *st = state;
-    fmt_jsonl_line(&st->line, &st->clock, &st->options, ev);
+    const fmt_static_text *s = fmt_text_cache_get(st->cache, ev);
+    if (!s) return -1;
+    jsonl_line(&st->line, &st->clock, &st->options, ev, s);
     return fmt_flush_event(&st->line, &st->sink, &st->options);
 }
 
@@ -145,7 +214,12 @@ static int jsonl_begin(void *state)
     return fmt_buf_flush(&st->line, &st->sink);
 }
 
+static void *jsonl_create(const etl_sink *sink, const etl_writer_options *options)
+{
+    return fmt_line_writer_create_cached(sink, options, SEGMENTS, build_static);
+}
+
 const etl_writer_format etl_writer_jsonl = {
     "jsonl", "json|ndjson", ".jsonl", "JSON Lines: one object per event with typed, nested fields",
-    fmt_line_writer_create, jsonl_begin, jsonl_event, fmt_end_nothing, fmt_line_writer_destroy,
+    jsonl_create, jsonl_begin, jsonl_event, fmt_end_nothing, fmt_line_writer_destroy,
 };

@@ -8,6 +8,7 @@
 
 #include "fast_text.h"
 #include "format_util.h"
+#include "text_cache.h"
 
 static void hex_cell(fmt_line_writer *st, const uint8_t *bytes, size_t length)
 {
@@ -16,23 +17,49 @@ static void hex_cell(fmt_line_writer *st, const uint8_t *bytes, size_t length)
     fmt_buf_put_hex(&st->line, bytes, length, 1);
 }
 
+/* Columns before the provider and event name. */
+#define LEADING_COLUMNS (ETL_TABLE_TIME | ETL_TABLE_PID | ETL_TABLE_TID | ETL_TABLE_CPU)
+
+/* The cells fixed by the event's schema: [provider] event name, with the tab before them. */
+static void build_static(void *state, const etl_decoded_event *ev, fmt_buf *text, uint32_t *ends)
+{
+    fmt_line_writer *st = state;
+    fmt_line_writer cells = *st;  /* the same cell rules, into `text` */
+    cells.line = *text;
+    cells.cells = (st->options.table_columns & LEADING_COLUMNS) ? 1 : 0;
+    if (st->options.table_columns & ETL_TABLE_PROVIDER) fmt_table_cell(&cells, ev->provider_name);
+    fmt_table_cell(&cells, ev->event_name);
+    *text = cells.line;
+    st->scratch = cells.scratch;
+    ends[0] = (uint32_t)text->length;
+}
+
 static int table_event(void *state, const etl_decoded_event *ev)
 {
     fmt_line_writer *st = state;
     const etl_event_record *r = ev->record;
     unsigned cols = st->options.table_columns;
-    char text[64], num[FMT_INT_CAP];
+    const fmt_static_text *s = fmt_text_cache_get(st->cache, ev);
+    if (!s) return -1;
+    /* time, PID, TID, CPU: digits, '.', ':', '-', '+', 'T', 'Z' only: written as they are */
+    char *p = fmt_put_begin(&st->line, FMT_TIME_CAP + 3 * 24);
+    if (!p) return -1;
+    const char *tab = "";
     if (cols & ETL_TABLE_TIME) {
         if (st->options.raw_timestamps)
-            fmt_table_cell(st, fmt_i64(r->raw_timestamp, num));
+            p = fmt_w_i64(p, r->raw_timestamp);
         else
-            fmt_table_cell(st, fmt_event_time(&st->clock, r->header.timestamp, 7, text, sizeof text));
+            p = fmt_w_event_time(&st->clock, r->header.timestamp, 7, p);
+        tab = "\t";
     }
-    if (cols & ETL_TABLE_PID) fmt_table_cell(st, fmt_u64(r->header.process_id, num));
-    if (cols & ETL_TABLE_TID) fmt_table_cell(st, fmt_u64(r->header.thread_id, num));
-    if (cols & ETL_TABLE_CPU) fmt_table_cell(st, fmt_u64(r->buffer_context.processor_index, num));
-    if (cols & ETL_TABLE_PROVIDER) fmt_table_cell(st, ev->provider_name);
-    fmt_table_cell(st, ev->event_name);
+    if (cols & ETL_TABLE_PID) p = fmt_w_u64(fmt_w_mem(p, tab, *tab != 0), r->header.process_id), tab = "\t";
+    if (cols & ETL_TABLE_TID) p = fmt_w_u64(fmt_w_mem(p, tab, *tab != 0), r->header.thread_id), tab = "\t";
+    if (cols & ETL_TABLE_CPU) p = fmt_w_u64(fmt_w_mem(p, tab, *tab != 0), r->buffer_context.processor_index);
+    fmt_put_end(&st->line, p);
+    size_t n;
+    const char *fixed = fmt_static_part(s, 0, &n);
+    etl_textbuf_append(&st->line, fixed, n);
+    st->cells = 1;
     if (ev->status == ETL_DECODE_NO_SCHEMA) {
         if (r->user_data_length) hex_cell(st, r->user_data, r->user_data_length);
     } else {
@@ -45,7 +72,12 @@ static int table_event(void *state, const etl_decoded_event *ev)
     return fmt_flush_event(&st->line, &st->sink, &st->options);
 }
 
+static void *table_create(const etl_sink *sink, const etl_writer_options *options)
+{
+    return fmt_line_writer_create_cached(sink, options, 1, build_static);
+}
+
 const etl_writer_format etl_writer_table = {
     "table", "txt|text", ".txt", "one tab-separated line per event: [columns] EventName Data1 Data2 ...",
-    fmt_line_writer_create, fmt_begin_nothing, table_event, fmt_end_nothing, fmt_line_writer_destroy,
+    table_create, fmt_begin_nothing, table_event, fmt_end_nothing, fmt_line_writer_destroy,
 };

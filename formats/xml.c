@@ -16,6 +16,7 @@
 #include "etl/etl_diff.h"
 #include "format_util.h"
 #include "fast_text.h"
+#include "text_cache.h"
 #include "xml_escape.h"
 #include "util/le.h"
 
@@ -29,7 +30,22 @@ typedef struct xml_state {
     etl_writer_options options;
     fmt_clock clock;
     fmt_buf out;            /* events, flushed to the sink in blocks of FMT_FLUSH_BLOCK */
+    fmt_text_cache *cache;  /* the static parts of each event kind (text_cache.h) */
 } xml_state;
+
+/* The static segments of an event (built by build_static, copied by xml_event). */
+enum {
+    SEG_HEAD,          /* <Event> up to the TimeCreated attribute's name */
+    SEG_CHANNEL,       /* Channel and Computer */
+    SEG_RENDER_HEAD,   /* RenderingInfo up to Task (empty: no static RenderingInfo) */
+    SEG_RENDER_TAIL,   /* after the Message: Channel, Provider, EventName, the closing tag */
+    SEG_TAIL,          /* ExtendedTracingInfo and </Event> */
+    SEGMENTS
+};
+
+/* Room for the per-event text of the System block around its static segments: time (FMT_TIME_CAP), two
+ * GUIDs, five numbers of at most 20 digits and the literals between them. */
+#define SYSTEM_ROOM 512
 
 #define PUTL(st, literal) FMT_PUT_LIT(&(st)->out, literal)
 
@@ -38,11 +54,11 @@ static void put(xml_state *st, const char *text)
     fmt_put_str(&st->out, text);
 }
 
-static void put_indent(xml_state *st, int depth)
+static void put_indent(fmt_buf *b, int depth)
 {
     static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
     if (depth > (int)sizeof tabs - 1) depth = (int)sizeof tabs - 1;
-    etl_textbuf_append(&st->out, tabs, (size_t)depth);
+    etl_textbuf_append(b, tabs, (size_t)depth);
 }
 
 /* Escaped text (element content or attribute value): forbidden characters → U+FFFD, then libxml2's
@@ -53,33 +69,25 @@ static void put_text(xml_state *st, const char *text)
 }
 
 /* <name>text</name> on its own line; name is a literal. */
-#define put_element(st, depth, name, text) put_element_n(st, depth, name, sizeof(name) - 1, text)
-static void put_element_n(xml_state *st, int depth, const char *name, size_t name_length, const char *text)
+#define put_element(b, depth, name, text) put_element_n(b, depth, name, sizeof(name) - 1, text)
+static void put_element_n(fmt_buf *b, int depth, const char *name, size_t name_length, const char *text)
 {
-    put_indent(st, depth);
-    PUTL(st, "<");
-    etl_textbuf_append(&st->out, name, name_length);
-    PUTL(st, ">");
-    put_text(st, text);
-    PUTL(st, "</");
-    etl_textbuf_append(&st->out, name, name_length);
-    PUTL(st, ">\n");
+    put_indent(b, depth);
+    FMT_PUT_LIT(b, "<");
+    etl_textbuf_append(b, name, name_length);
+    FMT_PUT_LIT(b, ">");
+    fmt_xml_escape(b, text);
+    FMT_PUT_LIT(b, "</");
+    etl_textbuf_append(b, name, name_length);
+    FMT_PUT_LIT(b, ">\n");
 }
 
 /* \t\t<name>value</name>\n; name is a literal. */
-#define put_number_element(st, name, value) \
+#define put_number_element(b, name, value) \
     do { \
-        PUTL(st, "\t\t<" name ">"); \
-        fmt_put_u64(&(st)->out, value); \
-        PUTL(st, "</" name ">\n"); \
-    } while (0)
-
-/* name="value" with a leading space, for numeric attributes; name is a literal. */
-#define put_number_attribute(st, name, value) \
-    do { \
-        PUTL(st, " " name "=\""); \
-        fmt_put_u64(&(st)->out, value); \
-        PUTL(st, "\""); \
+        FMT_PUT_LIT(b, "\t\t<" name ">"); \
+        fmt_put_u64(b, value); \
+        FMT_PUT_LIT(b, "</" name ">\n"); \
     } while (0)
 
 static void put_hex(xml_state *st, const uint8_t *bytes, size_t length)
@@ -87,67 +95,87 @@ static void put_hex(xml_state *st, const uint8_t *bytes, size_t length)
     fmt_buf_put_hex(&st->out, bytes, length, 1);
 }
 
-static void write_system(xml_state *st, const etl_decoded_event *ev)
+/* The part of the System block fixed by the event's schema and descriptor (SEG_HEAD, SEG_CHANNEL). */
+static void build_system(xml_state *st, const etl_decoded_event *ev, fmt_buf *t, uint32_t *ends)
+{
+    const etl_event_header *h = &ev->record->header;
+    /* Provider Guid is EVENT_RECORD's ProviderId, which for classic events is the event-class GUID
+     * (docs/tracerpt.md: the header event shows {68fdd900-...}, EventTrace's class). */
+    FMT_PUT_LIT(t, "<Event xmlns=\"" EVENT_NS "\">\n\t<System>\n\t\t<Provider");
+    const char *provider = fmt_known_provider(ev);
+    if (provider) {
+        FMT_PUT_LIT(t, " Name=\"");
+        fmt_xml_escape(t, provider);
+        FMT_PUT_LIT(t, "\"");
+    }
+    FMT_PUT_LIT(t, " Guid=\"");
+    fmt_put_guid(t, &h->provider_id);
+    FMT_PUT_LIT(t, "\" />\n");
+    put_number_element(t, "EventID", h->descriptor.id);
+    put_number_element(t, "Version", h->descriptor.version);
+    put_number_element(t, "Level", h->descriptor.level);
+    put_number_element(t, "Task", h->descriptor.task);
+    put_number_element(t, "Opcode", h->descriptor.opcode);
+    char num[FMT_INT_CAP];
+    FMT_PUT_LIT(t, "\t\t<Keywords>");
+    fmt_put_str(t, fmt_hex64(h->descriptor.keyword, num));
+    FMT_PUT_LIT(t, "</Keywords>\n");
+    if (st->options.stable & ETL_STABLE_NO_TIME)
+        FMT_PUT_LIT(t, "\t\t<TimeCreated");  /* --mask time: no time at all */
+    else if (st->options.raw_timestamps)
+        FMT_PUT_LIT(t, "\t\t<TimeCreated RawTime=\"");
+    else
+        FMT_PUT_LIT(t, "\t\t<TimeCreated SystemTime=\"");
+    ends[SEG_HEAD] = (uint32_t)t->length;
+    if (ev->channel_name && ev->channel_name[0])
+        put_element(t, 2, "Channel", ev->channel_name);
+    else
+        FMT_PUT_LIT(t, "\t\t<Channel />\n");
+    FMT_PUT_LIT(t, "\t\t<Computer />\n");
+    ends[SEG_CHANNEL] = (uint32_t)t->length;
+}
+
+static void write_system(xml_state *st, const etl_decoded_event *ev, const fmt_static_text *s)
 {
     const etl_event_record *r = ev->record;
     const etl_event_header *h = &r->header;
-    char text[64];
-
-    /* Provider Guid is EVENT_RECORD's ProviderId, which for classic events is the event-class GUID
-     * (docs/tracerpt.md: the header event shows {68fdd900-...}, EventTrace's class). */
-    PUTL(st, "\t<System>\n\t\t<Provider");
-    const char *provider = fmt_known_provider(ev);
-    if (provider) {
-        PUTL(st, " Name=\"");
-        put_text(st, provider);
-        PUTL(st, "\"");
+    size_t head_length, channel_length;
+    const char *head = fmt_static_part(s, SEG_HEAD, &head_length);
+    const char *channel = fmt_static_part(s, SEG_CHANNEL, &channel_length);
+    char *p = fmt_put_begin(&st->out, head_length + channel_length + SYSTEM_ROOM);
+    if (!p) return;
+    p = fmt_w_mem(p, head, head_length);
+    if (!(st->options.stable & ETL_STABLE_NO_TIME)) {
+        if (st->options.raw_timestamps)
+            p = fmt_w_i64(p, r->raw_timestamp);
+        else
+            p = fmt_w_event_time(&st->clock, h->timestamp, 9, p);
+        *p++ = '"';
     }
-    PUTL(st, " Guid=\"");
-    fmt_put_guid(&st->out, &ev->record->header.provider_id);
-    PUTL(st, "\" />\n");
-    put_number_element(st, "EventID", h->descriptor.id);
-    put_number_element(st, "Version", h->descriptor.version);
-    put_number_element(st, "Level", h->descriptor.level);
-    put_number_element(st, "Task", h->descriptor.task);
-    put_number_element(st, "Opcode", h->descriptor.opcode);
-    char num[FMT_INT_CAP];
-    PUTL(st, "\t\t<Keywords>");
-    put(st, fmt_hex64(h->descriptor.keyword, num));
-    PUTL(st, "</Keywords>\n");
-    if (st->options.stable & ETL_STABLE_NO_TIME) {
-        PUTL(st, "\t\t<TimeCreated");  /* --mask time: no time at all */
-    } else if (st->options.raw_timestamps) {
-        PUTL(st, "\t\t<TimeCreated RawTime=\"");
-        put(st, fmt_i64(r->raw_timestamp, num));
-    } else {
-        fmt_event_time(&st->clock, h->timestamp, 9, text, sizeof text);
-        PUTL(st, "\t\t<TimeCreated SystemTime=\"");
-        put(st, text);
-    }
-    if (!(st->options.stable & ETL_STABLE_NO_TIME)) PUTL(st, "\"");
-    PUTL(st, " />\n\t\t<Correlation ActivityID=\"");
-    fmt_put_guid(&st->out, &h->activity_id);
+    FMT_W_LIT(p, " />\n\t\t<Correlation ActivityID=\"");
+    p = fmt_w_guid(p, &h->activity_id);
     etl_guid related;
-    if (fmt_related_activity(r, &related)) {
-        PUTL(st, "\" RelatedActivityID=\"");
-        fmt_put_guid(&st->out, &related);
+    if (r->extended_data_count && fmt_related_activity(r, &related)) {
+        FMT_W_LIT(p, "\" RelatedActivityID=\"");
+        p = fmt_w_guid(p, &related);
     }
-    PUTL(st, "\" />\n\t\t<Execution");
-    put_number_attribute(st, "ProcessID", h->process_id);
-    put_number_attribute(st, "ThreadID", h->thread_id);
+    FMT_W_LIT(p, "\" />\n\t\t<Execution ProcessID=\"");
+    p = fmt_w_u64(p, h->process_id);
+    FMT_W_LIT(p, "\" ThreadID=\"");
+    p = fmt_w_u64(p, h->thread_id);
     if (!st->options.stable) {  /* machine facts: not in stable output */
-        put_number_attribute(st, "ProcessorID", r->buffer_context.processor_index);
-        put_number_attribute(st, "KernelTime", fmt_cpu_ms(&st->options, r, h->kernel_time));
-        put_number_attribute(st, "UserTime", fmt_cpu_ms(&st->options, r, h->user_time));
+        FMT_W_LIT(p, "\" ProcessorID=\"");
+        p = fmt_w_u64(p, r->buffer_context.processor_index);
+        FMT_W_LIT(p, "\" KernelTime=\"");
+        p = fmt_w_u64(p, fmt_cpu_ms(&st->options, r, h->kernel_time));
+        FMT_W_LIT(p, "\" UserTime=\"");
+        p = fmt_w_u64(p, fmt_cpu_ms(&st->options, r, h->user_time));
     }
-    PUTL(st, " />\n");
-    if (ev->channel_name && ev->channel_name[0])
-        put_element(st, 2, "Channel", ev->channel_name);
-    else
-        PUTL(st, "\t\t<Channel />\n");
-    PUTL(st, "\t\t<Computer />\n");
+    FMT_W_LIT(p, "\" />\n");
+    p = fmt_w_mem(p, channel, channel_length);
+    fmt_put_end(&st->out, p);
     size_t sid_size;
-    const uint8_t *sid = etl_record_sid(r, &sid_size);
+    const uint8_t *sid = r->extended_data_count ? etl_record_sid(r, &sid_size) : NULL;
     if (sid) {  /* one SID text for payload and header: ConvertSidToStringSid's form */
         PUTL(st, "\t\t<Security UserID=\"");
         etl_render_sid(&st->out, sid, sid_size);
@@ -157,14 +185,34 @@ static void write_system(xml_state *st, const etl_decoded_event *ev)
 }
 
 /* Decoded fields: structs become ComplexData, array elements repeat their Data name. */
-static void write_fields(xml_state *st, const etl_decoded_event *ev)
+static void write_fields(xml_state *st, const etl_decoded_event *ev, const fmt_static_text *s)
 {
+    static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
     int depth = 2;
+    fmt_static_names names = fmt_static_names_of(s, ev);
     for (size_t i = 0; i < ev->field_count; i++) {
         const etl_field *f = &ev->fields[i];
+        size_t name_length;
+        const char *name;
         switch (f->kind) {
         case ETL_FIELD_VALUE:
-            put_indent(st, depth);
+            if ((name = fmt_static_name(&names, f, &name_length)) != NULL) {
+                /* the usual case: the name escaped once per schema, the value in one pass */
+                const char *value = f->value ? f->value : "";
+                int clean;
+                size_t value_length = fmt_xml_scan(value, &clean);
+                size_t indent = depth <= 0 ? 0 : depth < (int)sizeof tabs - 1 ? (size_t)depth : sizeof tabs - 1;
+                if (value_length > SIZE_MAX / 16 || name_length > SIZE_MAX / 16) return;
+                char *p = fmt_put_begin(&st->out, indent + name_length + value_length * FMT_XML_ESCAPE_GROWTH + 32);
+                if (!p) return;
+                p = fmt_w_mem(p, tabs, indent);
+                p = fmt_w_mem(p, name, name_length); /* <Data Name="NAME"> */
+                p = clean ? fmt_w_mem(p, value, value_length) : fmt_xml_escape_to(p, value, value_length);
+                FMT_W_LIT(p, "</Data>\n");
+                fmt_put_end(&st->out, p);
+                break;
+            }
+            put_indent(&st->out, depth);
             PUTL(st, "<Data Name=\"");
             put_text(st, f->name);
             PUTL(st, "\">");
@@ -172,7 +220,7 @@ static void write_fields(xml_state *st, const etl_decoded_event *ev)
             PUTL(st, "</Data>\n");
             break;
         case ETL_FIELD_STRUCT_BEGIN:
-            put_indent(st, depth);
+            put_indent(&st->out, depth);
             PUTL(st, "<ComplexData Name=\"");
             put_text(st, f->name);
             PUTL(st, "\">\n");
@@ -180,7 +228,7 @@ static void write_fields(xml_state *st, const etl_decoded_event *ev)
             break;
         case ETL_FIELD_STRUCT_END:
             if (depth > 2) depth--;
-            put_indent(st, depth);
+            put_indent(&st->out, depth);
             PUTL(st, "</ComplexData>\n");
             break;
         case ETL_FIELD_ARRAY_BEGIN:
@@ -189,7 +237,7 @@ static void write_fields(xml_state *st, const etl_decoded_event *ev)
         }
     }
     while (depth-- > 2) { /* unbalanced markers from a truncated decode: close what was opened */
-        put_indent(st, depth);
+        put_indent(&st->out, depth);
         PUTL(st, "</ComplexData>\n");
     }
 }
@@ -207,7 +255,7 @@ static void write_debug_data(xml_state *st, const etl_event_record *r)
     guid[37] = '\0';  /* tracerpt prints this GUID without braces */
     snprintf(message, sizeof message, "Unknown(%3u): GUID=%s (No Format Information found).",
              (unsigned)r->header.descriptor.id, guid + 1);
-    put_element(st, 2, "Message", message);
+    put_element(&st->out, 2, "Message", message);
     PUTL(st, "\t</DebugData>\n");
 }
 
@@ -217,18 +265,18 @@ static void write_wpp_debug_data(xml_state *st, const etl_decoded_event *ev)
     char num[FMT_INT_CAP];
     const etl_wpp_event *w = ev->wpp;
     put(st, "\t<DebugData>\n");
-    put_element(st, 2, "SequenceNumber", fmt_u64(ev->record->wpp_sequence, num));
-    put_element(st, 2, "FlagsName", w->flags);
-    put_element(st, 2, "LevelName", w->level);
-    put_element(st, 2, "Component", w->component);
-    put_element(st, 2, "SubComponent", "");
-    put_element(st, 2, "FileLine", w->tag);
-    put_element(st, 2, "Function", w->function);
-    put_element(st, 2, "Message", ev->message ? ev->message : "");
+    put_element(&st->out, 2, "SequenceNumber", fmt_u64(ev->record->wpp_sequence, num));
+    put_element(&st->out, 2, "FlagsName", w->flags);
+    put_element(&st->out, 2, "LevelName", w->level);
+    put_element(&st->out, 2, "Component", w->component);
+    put_element(&st->out, 2, "SubComponent", "");
+    put_element(&st->out, 2, "FileLine", w->tag);
+    put_element(&st->out, 2, "Function", w->function);
+    put_element(&st->out, 2, "Message", ev->message ? ev->message : "");
     put(st, "\t</DebugData>\n");
 }
 
-static void write_payload(xml_state *st, const etl_decoded_event *ev)
+static void write_payload(xml_state *st, const etl_decoded_event *ev, const fmt_static_text *s)
 {
     const etl_event_record *r = ev->record;
     if (ev->wpp) {
@@ -256,7 +304,7 @@ static void write_payload(xml_state *st, const etl_decoded_event *ev)
         return;
     }
     if (ev->string_only && ev->field_count > 0 && ev->fields[0].kind == ETL_FIELD_VALUE) {
-        put_element(st, 1, "Data", ev->fields[0].value);
+        put_element(&st->out, 1, "Data", ev->fields[0].value);
         return;
     }
     /* -lr also shows the bytes after the last property of an event that decoded (newer versions) */
@@ -266,7 +314,7 @@ static void write_payload(xml_state *st, const etl_decoded_event *ev)
         return;
     }
     PUTL(st, "\t<EventData>\n");
-    write_fields(st, ev);
+    write_fields(st, ev, s);
     if (extra) {
         PUTL(st, "\t\t<Data Name=\"win:ExtraPayload\" Type=\"win:ErrorMoreData\">0x");
         put_hex(st, ev->undecoded, ev->undecoded_length);
@@ -275,34 +323,85 @@ static void write_payload(xml_state *st, const etl_decoded_event *ev)
     PUTL(st, "\t</EventData>\n");
 }
 
-static void write_rendering(xml_state *st, const etl_decoded_event *ev)
+/* RenderingInfo without its Message (SEG_RENDER_HEAD, SEG_RENDER_TAIL; both empty when the schema gives no
+ * names) and ExtendedTracingInfo with </Event> (SEG_TAIL). */
+static void build_rendering(const etl_decoded_event *ev, fmt_buf *t, uint32_t *ends)
 {
     const char *task = fmt_task_display(ev);
     const char *provider = fmt_known_provider(ev);
     etl_guid class_guid;
     int classic = fmt_class_guid(ev, &class_guid);
     int any = (ev->level_name && *ev->level_name) || (ev->opcode_name && *ev->opcode_name) ||
-              ev->keyword_name_count > 0 || task || ev->message || (ev->channel_name && *ev->channel_name) ||
-              provider || (classic && ev->task_name);
-    if (!any) return;
-    PUTL(st, "\t<RenderingInfo Culture=\"en-US\">\n");
-    if (ev->level_name && *ev->level_name) put_element(st, 2, "Level", ev->level_name);
-    if (ev->opcode_name && *ev->opcode_name) put_element(st, 2, "Opcode", ev->opcode_name);
-    if (ev->keyword_name_count > 0 && ev->keyword_names) {
-        PUTL(st, "\t\t<Keywords>\n");
-        for (uint32_t i = 0; i < ev->keyword_name_count; i++) put_element(st, 3, "Keyword", ev->keyword_names[i]);
-        PUTL(st, "\t\t</Keywords>\n");
+              ev->keyword_name_count > 0 || task || (ev->channel_name && *ev->channel_name) || provider ||
+              (classic && ev->task_name);
+    if (any) {
+        FMT_PUT_LIT(t, "\t<RenderingInfo Culture=\"en-US\">\n");
+        if (ev->level_name && *ev->level_name) put_element(t, 2, "Level", ev->level_name);
+        if (ev->opcode_name && *ev->opcode_name) put_element(t, 2, "Opcode", ev->opcode_name);
+        if (ev->keyword_name_count > 0 && ev->keyword_names) {
+            FMT_PUT_LIT(t, "\t\t<Keywords>\n");
+            for (uint32_t i = 0; i < ev->keyword_name_count; i++) put_element(t, 3, "Keyword", ev->keyword_names[i]);
+            FMT_PUT_LIT(t, "\t\t</Keywords>\n");
+        }
+        if (task) put_element(t, 2, "Task", task);
     }
-    if (task) put_element(st, 2, "Task", task);
-    if (ev->message) put_element(st, 2, "Message", ev->message);
-    if (ev->channel_name && *ev->channel_name) put_element(st, 2, "Channel", ev->channel_name);
-    if (provider) put_element(st, 2, "Provider", provider);
-    if (classic && ev->task_name && *ev->task_name) {
-        PUTL(st, "\t\t<EventName xmlns=\"" TRACE_NS "\">");
-        put_text(st, ev->task_name);
-        PUTL(st, "</EventName>\n");
+    ends[SEG_RENDER_HEAD] = (uint32_t)t->length;
+    if (any) {
+        if (ev->channel_name && *ev->channel_name) put_element(t, 2, "Channel", ev->channel_name);
+        if (provider) put_element(t, 2, "Provider", provider);
+        if (classic && ev->task_name && *ev->task_name) {
+            FMT_PUT_LIT(t, "\t\t<EventName xmlns=\"" TRACE_NS "\">");
+            fmt_xml_escape(t, ev->task_name);
+            FMT_PUT_LIT(t, "</EventName>\n");
+        }
+        FMT_PUT_LIT(t, "\t</RenderingInfo>\n");
     }
-    PUTL(st, "\t</RenderingInfo>\n");
+    ends[SEG_RENDER_TAIL] = (uint32_t)t->length;
+    if (classic) {
+        FMT_PUT_LIT(t, "\t<ExtendedTracingInfo xmlns=\"" TRACE_NS "\">\n\t\t<EventGuid>");
+        fmt_put_guid(t, &class_guid);
+        FMT_PUT_LIT(t, "</EventGuid>\n\t</ExtendedTracingInfo>\n");
+    }
+    FMT_PUT_LIT(t, "</Event>\n");
+    ends[SEG_TAIL] = (uint32_t)t->length;
+}
+
+static void build_static(void *state, const etl_decoded_event *ev, fmt_buf *t, uint32_t *ends)
+{
+    build_system(state, ev, t, ends);
+    build_rendering(ev, t, ends);
+}
+
+static void put_part(xml_state *st, const fmt_static_text *s, uint32_t k)
+{
+    size_t length;
+    const char *text = fmt_static_part(s, k, &length);
+    etl_textbuf_append(&st->out, text, length);
+}
+
+/* RenderingInfo (its Message is the event's own text) and the end of the event. */
+static void write_rendering(xml_state *st, const etl_decoded_event *ev, const fmt_static_text *s)
+{
+    size_t head_length;
+    fmt_static_part(s, SEG_RENDER_HEAD, &head_length);
+    if (head_length) {
+        put_part(st, s, SEG_RENDER_HEAD);
+        if (ev->message) put_element(&st->out, 2, "Message", ev->message);
+        put_part(st, s, SEG_RENDER_TAIL);
+    } else if (ev->message) {
+        PUTL(st, "\t<RenderingInfo Culture=\"en-US\">\n");
+        put_element(&st->out, 2, "Message", ev->message);
+        PUTL(st, "\t</RenderingInfo>\n");
+    }
+    put_part(st, s, SEG_TAIL);
+}
+
+/* The cached per-property text: the opening tag of its Data elements. */
+static void escape_name(fmt_buf *t, const char *name)
+{
+    FMT_PUT_LIT(t, "<Data Name=\"");
+    fmt_xml_escape(t, name);
+    FMT_PUT_LIT(t, "\">");
 }
 
 static int flush(xml_state *st)
@@ -313,17 +412,11 @@ static int flush(xml_state *st)
 static int xml_event(void *state, const etl_decoded_event *ev)
 {
     xml_state *st = state;
-    PUTL(st, "<Event xmlns=\"" EVENT_NS "\">\n");
-    write_system(st, ev);
-    write_payload(st, ev);
-    write_rendering(st, ev);
-    etl_guid class_guid;
-    if (fmt_class_guid(ev, &class_guid)) {
-        PUTL(st, "\t<ExtendedTracingInfo xmlns=\"" TRACE_NS "\">\n\t\t<EventGuid>");
-        fmt_put_guid(&st->out, &class_guid);
-        PUTL(st, "</EventGuid>\n\t</ExtendedTracingInfo>\n");
-    }
-    PUTL(st, "</Event>\n");
+    const fmt_static_text *s = fmt_text_cache_get(st->cache, ev);
+    if (!s) return -1;
+    write_system(st, ev, s);
+    write_payload(st, ev, s);
+    write_rendering(st, ev, s);
     return fmt_flush_event(&st->out, &st->sink, &st->options);
 }
 
@@ -347,6 +440,7 @@ static void xml_destroy(void *state)
     xml_state *st = state;
     if (!st) return;
     etl_textbuf_free(&st->out);
+    fmt_text_cache_free(st->cache);
     free(st);
 }
 
@@ -359,6 +453,11 @@ static void *xml_create(const etl_sink *sink, const etl_writer_options *options)
     st->clock.local = options->local_time;
     st->clock.stable = options->stable != 0;
     memset(&st->out, 0, sizeof st->out);
+    st->cache = fmt_text_cache_new(SEGMENTS, build_static, escape_name, st);
+    if (!st->cache) {
+        free(st);
+        return NULL;
+    }
     return st;
 }
 

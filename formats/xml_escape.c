@@ -4,12 +4,14 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fast_text.h"
 #include "util/xml_text.h"
 
 /* 0: copied as is; 1: escaped; 2: needs a look (NUL, other C0 controls, non-ASCII). */
 enum { COPY = 0, ESCAPE = 1, CHECK = 2 };
+#define byte_class fmt_xml_byte_class
 
-static const unsigned char byte_class[256] = {
+const unsigned char fmt_xml_byte_class[256] = {
     [0] = CHECK, [1] = CHECK, [2] = CHECK, [3] = CHECK, [4] = CHECK, [5] = CHECK, [6] = CHECK, [7] = CHECK,
     [8] = CHECK, ['\t'] = ESCAPE, ['\n'] = ESCAPE, [11] = CHECK, [12] = CHECK, ['\r'] = ESCAPE, [14] = CHECK,
     [15] = CHECK, [16] = CHECK, [17] = CHECK, [18] = CHECK, [19] = CHECK, [20] = CHECK, [21] = CHECK,
@@ -22,68 +24,89 @@ static const unsigned char byte_class[256] = {
 #undef C16
 };
 
-static void put_escape(fmt_buf *out, unsigned char c)
+static char *put_escape(char *p, unsigned char c)
 {
     switch (c) {
-    case '&': etl_textbuf_append(out, "&amp;", 5); break;
-    case '<': etl_textbuf_append(out, "&lt;", 4); break;
-    case '>': etl_textbuf_append(out, "&gt;", 4); break;
-    case '"': etl_textbuf_append(out, "&quot;", 6); break;
-    case '\t': etl_textbuf_append(out, "&#9;", 4); break;
-    case '\n': etl_textbuf_append(out, "&#10;", 5); break;
-    default: etl_textbuf_append(out, "&#13;", 5); break;
+    case '&': return FMT_W_LIT(p, "&amp;");
+    case '<': return FMT_W_LIT(p, "&lt;");
+    case '>': return FMT_W_LIT(p, "&gt;");
+    case '"': return FMT_W_LIT(p, "&quot;");
+    case '\t': return FMT_W_LIT(p, "&#9;");
+    case '\n': return FMT_W_LIT(p, "&#10;");
+    default: return FMT_W_LIT(p, "&#13;");
     }
 }
 
-/* Bytes 0x80 and up, below 0x20, or one of & < > " in the 8 bytes of x (exact "any" test: the zero-byte
- * trick may flag bytes after a true hit, never without one). '<' 0x3C / '>' 0x3E differ in bit 1 and
- * '"' 0x22 / '&' 0x26 in bit 2, so one comparison covers each pair. */
-#define ONES 0x0101010101010101ull
-#define HIGHS 0x8080808080808080ull
-static inline uint64_t has_zero(uint64_t y) { return (y - ONES) & ~y & HIGHS; }
-static inline uint64_t needs_work(uint64_t x)
+/* The SWAR test of xml_escape.h. */
+static inline uint64_t needs_work(uint64_t x) { return fmt_xml_special(x); }
+
+/* The first byte in [s, end) that is not COPY (end when none). `begin` is the start of the text: every byte
+ * in [begin, end) may be read. 8 bytes at a time; the lowest flag of needs_work is always a true hit, and
+ * the final byte loop steps over the false ones a masked overlapping word can show. */
+static inline const unsigned char *skip_clean(const unsigned char *begin, const unsigned char *s,
+                                              const unsigned char *end)
 {
-    return (x & HIGHS) | ((x - 0x20 * ONES) & ~x & HIGHS) | has_zero((x | 0x02 * ONES) ^ (0x3E * ONES)) |
-           has_zero((x | 0x04 * ONES) ^ (0x26 * ONES));
+    uint64_t x, m;
+    while (end - s >= 8) {
+        memcpy(&x, s, 8);
+        if ((m = needs_work(x)) != 0) {
+            s += __builtin_ctzll(m) >> 3;
+            goto exact;
+        }
+        s += 8;
+    }
+    if (s == end) return end;
+    if (end - begin >= 8) { /* the last 8 bytes, those before s masked off */
+        memcpy(&x, end - 8, 8);
+        m = needs_work(x) & ~0ull << (8 * (8 - (end - s)));
+        if (!m) return end;
+        s = end - 8 + (__builtin_ctzll(m) >> 3);
+    } else if (end - s >= 4) { /* a short text: its first and last 4 bytes */
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, end - 4, 4);
+        if (!needs_work((uint64_t)a | (uint64_t)b << 32)) return end;
+    }
+exact:
+    while (s < end && byte_class[*s] == COPY) s++;
+    return s;
+}
+
+char *fmt_xml_escape_to(char *p, const char *text, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)text, *end = s + n;
+    for (;;) {
+        const unsigned char *run = s;
+        s = skip_clean((const unsigned char *)text, s, end);
+        p = fmt_w_mem(p, (const char *)run, (size_t)(s - run));
+        if (s == end) return p;
+        if (byte_class[*s] == ESCAPE) {
+            if (s[0] == '\r' && end - s >= 2 && s[1] == '\n') { /* message lines end in CRLF */
+                FMT_W_LIT(p, "&#13;&#10;");
+                s += 2;
+                continue;
+            }
+            p = put_escape(p, *s++);
+            continue;
+        }
+        /* a control character or a UTF-8 sequence: the rules of etl_xml_text_clean */
+        size_t avail = (size_t)(end - s) < 4 ? (size_t)(end - s) : 4;
+        uint32_t cp;
+        size_t used = etl_utf8_decode(s, avail, &cp);
+        int literal_replacement = used == 3 && s[0] == 0xEF && s[1] == 0xBF && s[2] == 0xBD;
+        if (!etl_xml_char_allowed(cp) || (cp == 0xFFFD && !literal_replacement))
+            FMT_W_LIT(p, "\xEF\xBF\xBD");
+        else
+            p = fmt_w_mem(p, (const char *)s, used);
+        s += used;
+    }
 }
 
 void fmt_xml_escape(fmt_buf *out, const char *text)
 {
     if (!text) return;
-    /* the common case: nothing to change, checked 8 bytes at a time and copied at once */
-    size_t n = strlen(text), i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x;
-        memcpy(&x, text + i, 8);
-        if (needs_work(x)) break;
-    }
-    if (i + 8 > n) {
-        while (i < n && byte_class[(unsigned char)text[i]] == COPY) i++;
-        if (i == n) {
-            etl_textbuf_append(out, text, n);
-            return;
-        }
-    }
-    const unsigned char *s = (const unsigned char *)text;
-    for (;;) {
-        const unsigned char *run = s;
-        while (byte_class[*s] == COPY) s++;
-        etl_textbuf_append(out, (const char *)run, (size_t)(s - run));
-        if (byte_class[*s] == ESCAPE) {
-            put_escape(out, *s++);
-            continue;
-        }
-        if (*s == 0) return;
-        /* a control character or a UTF-8 sequence: the rules of etl_xml_text_clean */
-        size_t avail = 1;
-        while (avail < 4 && s[avail]) avail++;
-        uint32_t cp;
-        size_t used = etl_utf8_decode(s, avail, &cp);
-        int literal_replacement = used == 3 && s[0] == 0xEF && s[1] == 0xBF && s[2] == 0xBD;
-        if (!etl_xml_char_allowed(cp) || (cp == 0xFFFD && !literal_replacement))
-            etl_textbuf_append(out, "\xEF\xBF\xBD", 3);
-        else
-            etl_textbuf_append(out, (const char *)s, used);
-        s += used;
-    }
+    size_t n = strlen(text);
+    if (n > SIZE_MAX / FMT_XML_ESCAPE_GROWTH) return;
+    char *p = fmt_put_begin(out, n * FMT_XML_ESCAPE_GROWTH);
+    if (p) fmt_put_end(out, fmt_xml_escape_to(p, text, n));
 }

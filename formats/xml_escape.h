@@ -5,9 +5,44 @@
 #ifndef ETL_FORMATS_XML_ESCAPE_H
 #define ETL_FORMATS_XML_ESCAPE_H
 
-#include "format_util.h"
+#include "fast_text.h"
 
 /* Appends text (NUL-terminated; NULL appends nothing) cleaned and escaped. */
 void fmt_xml_escape(fmt_buf *out, const char *text);
+
+/* The same for the n bytes of text (no NUL among them) written at p, which has room for
+ * FMT_XML_ESCAPE_GROWTH * n bytes ('"' becomes "&quot;"); returns the end. */
+#define FMT_XML_ESCAPE_GROWTH 6
+char *fmt_xml_escape_to(char *p, const char *text, size_t n);
+
+/* Bytes 0x80 and up, below 0x20, or one of & < > " in the 8 bytes of x (exact "any" test: the zero-byte
+ * trick may flag bytes after a true hit, never without one). '<' 0x3C / '>' 0x3E differ in bit 1 and
+ * '"' 0x22 / '&' 0x26 in bit 2, so one comparison covers each pair. */
+static inline uint64_t fmt_xml_special(uint64_t x)
+{
+    return fmt_swar_nonprint(x) | fmt_swar_zero((x | 0x02 * FMT_ONES) ^ (0x3E * FMT_ONES)) |
+           fmt_swar_zero((x | 0x04 * FMT_ONES) ^ (0x26 * FMT_ONES));
+}
+
+/* Per byte: 0 when it is copied as is (NUL, controls, non-ASCII and & < > " are not). */
+extern const unsigned char fmt_xml_byte_class[256];
+
+/* The length of text, and in *clean whether it is all bytes copied as is, in one pass (most values are
+ * short: a table per byte beats strlen and a second scan). */
+static inline size_t fmt_xml_scan(const char *text, int *clean)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t k = 0;
+    while (!fmt_xml_byte_class[s[k]]) k++;
+    *clean = s[k] == 0;
+    return *clean ? k : k + strlen(text + k);
+}
+
+/* fmt_xml_escape_to with the common case inline: text that needs nothing is copied as is. */
+static inline char *fmt_xml_escape_fast(char *p, const char *text, size_t n)
+{
+    if (fmt_swar_clean(text, n, fmt_xml_special)) return fmt_w_mem(p, text, n);
+    return fmt_xml_escape_to(p, text, n);
+}
 
 #endif

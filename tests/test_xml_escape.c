@@ -104,17 +104,9 @@ static void test_crafted_bytes(void **state)
     oracle_free(&o);
 }
 
-typedef struct walk {
-    oracle *o;
-    etl_decoder *decoder;
-} walk;
-
-static int on_record(const etl_event_record *record, void *ctx)
+static void on_event(const etl_decoded_event *ev, void *ctx)
 {
-    walk *w = ctx;
-    const etl_decoded_event *ev;
-    if (etl_decode_event(w->decoder, record, &ev) != ETL_OK) return 1;
-    oracle *o = w->o;
+    oracle *o = ctx;
     compare(o, ev->provider_name);
     compare(o, ev->event_name);
     compare(o, ev->task_name);
@@ -128,41 +120,19 @@ static int on_record(const etl_event_record *record, void *ctx)
         compare(o, ev->fields[i].name);
         compare(o, ev->fields[i].value);
     }
-    return 0;
 }
 
 static void test_every_corpus_string(void **state)
 {
     (void)state;
-    corpus_trace traces[128];
-    size_t n = corpus_traces(traces, 128);
-    assert_true(n >= 20);
     oracle o;
     oracle_init(&o);
-    etl_schema_registry *registry = etl_schema_registry_new();
-    assert_non_null(registry);
-    etl_error err;
-    etl_schema_load_bundled(registry, &err);
-    size_t opened = 0;
-    for (size_t i = 0; i < n; i++) {
-        char path[400];
-        snprintf(path, sizeof path, "testdata/%.256s", traces[i].file);
-        const char *paths[1] = {path};
-        etl_trace *trace;
-        if (etl_open(&trace, paths, 1, NULL, &err) != ETL_OK) continue; /* empty.etl and the like */
-        opened++;
-        walk w = {&o, etl_decoder_new(registry, trace)};
-        assert_non_null(w.decoder);
-        etl_process(trace, on_record, &w);
-        etl_decoder_free(w.decoder);
-        etl_close(trace);
-    }
+    size_t opened = corpus_decode_all(on_event, &o);
     fprintf(stderr, "xml_escape: %llu strings of %zu traces compared with libxml2\n", (unsigned long long)o.compared,
             opened);
     assert_true(opened >= 20);
     assert_true(o.compared > 1000000);
     assert_int_equal(o.failures, 0);
-    etl_schema_registry_free(registry);
     oracle_free(&o);
 }
 

@@ -144,6 +144,9 @@ typedef struct etl_event_info {
      *   "\x05"                           element end
      * In TEXT, "%N" stands for top-level property N (1-based). */
     const char *user_data;
+    uint64_t serial;               /* set by the registry/TraceLogging cache when they store a description: unique
+                                    * in the process and never reused, so writers can key per-schema caches on
+                                    * it (formats/text_cache.h) even after a freed description's memory is reused */
 } etl_event_info;
 
 /* ---- registry: every schema source feeds one of these ----------------------------------------------- */
@@ -157,6 +160,9 @@ typedef struct etl_schema_registry etl_schema_registry;
 
 etl_schema_registry *etl_schema_registry_new(void);
 void etl_schema_registry_free(etl_schema_registry *registry);
+
+/* A new, never reused etl_event_info.serial (thread-safe). */
+uint64_t etl_event_info_next_serial(void);
 
 /* Deep-copies `info` (strings, properties, maps) into the registry. The key is (provider_guid, descriptor.id,
  * descriptor.version) for ETL_KEY_MANIFEST and (event_guid, descriptor.opcode, descriptor.version) for

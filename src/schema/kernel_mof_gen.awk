@@ -102,7 +102,7 @@ BEGIN {
     }
     pg = ($1 in provider_guid) ? provider_guid[$1] : $3
     events[nevents++] = sprintf("    {ETL_SOURCE_KERNEL_MOF, %s, %s, {0, %d, 0, 0, %d, 0, 0}, %s, %s, %s, %s,\n" \
-                                "     NULL, NULL, NULL, 0, NULL, NULL, %d, %d, %s, NULL},",
+                                "     NULL, NULL, NULL, 0, NULL, NULL, %d, %d, %s, NULL, 0},",
                                 guid_c(pg), guid_c($3), $4, $5, cstr($1), cstr($6), cstr($2), cstr($6),
                                 count, count, count ? "etl_kernel_mof_properties + " first : "NULL")
 }

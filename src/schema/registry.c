@@ -9,6 +9,7 @@
  *   the arena until the registry is freed (pointers handed out never dangle).
  * - Descriptions are deep-copied into a chunked arena, so callers may free theirs right after adding.
  * - Deferred files (deferred_files.h) are loaded before the first lookup of a GUID they name. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -266,12 +267,19 @@ static const etl_map_info *copy_map(etl_schema_registry *r, const etl_map_info *
     return m;
 }
 
+uint64_t etl_event_info_next_serial(void)
+{
+    static _Atomic uint64_t last;
+    return atomic_fetch_add_explicit(&last, 1, memory_order_relaxed) + 1;
+}
+
 static etl_event_info *copy_info(etl_schema_registry *r, const etl_event_info *src)
 {
     int failed = 0;
     etl_event_info *d = arena_alloc(&r->arena, sizeof *d);
     if (!d) return NULL;
     *d = *src;
+    d->serial = etl_event_info_next_serial();
     d->provider_name = arena_strdup(&r->arena, src->provider_name, &failed);
     d->event_name = arena_strdup(&r->arena, src->event_name, &failed);
     d->task_name = arena_strdup(&r->arena, src->task_name, &failed);

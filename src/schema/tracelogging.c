@@ -525,6 +525,7 @@ static tl_entry *build_entry(etl_tracelogging_cache *cache, const etl_event_reco
 
     etl_event_info *info = &e->info;
     info->source = ETL_SOURCE_TRACELOGGING;
+    info->serial = etl_event_info_next_serial();
     info->provider_guid = record->header.provider_id;
     info->descriptor = record->header.descriptor;
     info->event_name = store_name(&lo, event_name, name_len, NULL);

@@ -1,6 +1,8 @@
 /* Test helpers over testdata/ (see corpus.h). */
 #include "support/corpus.h"
 
+#include "etl/etl_schema.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,4 +82,45 @@ int corpus_write_temp(const uint8_t *data, size_t size, char *path)
     }
     close(fd);
     return 0;
+}
+
+typedef struct decode_walk {
+    etl_decoder *decoder;
+    corpus_event_fn on_event;
+    void *ctx;
+} decode_walk;
+
+static int on_record(const etl_event_record *record, void *ctx)
+{
+    decode_walk *w = ctx;
+    const etl_decoded_event *ev;
+    if (etl_decode_event(w->decoder, record, &ev) != ETL_OK) return 1;
+    w->on_event(ev, w->ctx);
+    return 0;
+}
+
+size_t corpus_decode_all(corpus_event_fn on_event, void *ctx)
+{
+    corpus_trace traces[128];
+    size_t n = corpus_traces(traces, 128), opened = 0;
+    etl_schema_registry *registry = etl_schema_registry_new();
+    if (!registry) return 0;
+    etl_error err;
+    etl_schema_load_bundled(registry, &err);
+    for (size_t i = 0; i < n; i++) {
+        char path[400];
+        snprintf(path, sizeof path, "testdata/%.256s", traces[i].file);
+        const char *paths[1] = {path};
+        etl_trace *trace;
+        if (etl_open(&trace, paths, 1, NULL, &err) != ETL_OK) continue; /* empty.etl and the like */
+        decode_walk w = {etl_decoder_new(registry, trace), on_event, ctx};
+        if (w.decoder) {
+            opened++;
+            etl_process(trace, on_record, &w);
+            etl_decoder_free(w.decoder);
+        }
+        etl_close(trace);
+    }
+    etl_schema_registry_free(registry);
+    return opened;
 }

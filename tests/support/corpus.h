@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "etl/etl.h"
+#include "etl/etl_schema.h"
 
 typedef struct corpus_trace {
     char file[256];         /* path relative to testdata/, e.g. "perfview/net.4.5.2.x86.etl.gz" */
@@ -24,5 +25,10 @@ uint8_t *corpus_load(const char *path, size_t *size);
 
 /* Writes bytes to a new temporary file and returns its path in `path` (≥ 64 bytes). 0 on success. */
 int corpus_write_temp(const uint8_t *data, size_t size, char *path);
+
+/* Decodes every corpus trace that opens (bundled manifests loaded) and calls on_event for each decoded
+ * event; returns the number of traces opened. */
+typedef void (*corpus_event_fn)(const etl_decoded_event *event, void *ctx);
+size_t corpus_decode_all(corpus_event_fn on_event, void *ctx);
 
 #endif

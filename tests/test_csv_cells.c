@@ -1,0 +1,140 @@
+/* formats/csv_cell.c: fmt_csv_cell skips the general path (UTF-8 validation, the quoting decision, libcsv's
+ * csv_write) for plain text. It must give the bytes of fmt_csv_cell_general for every string the CSV writer
+ * can meet: every string of every decoded event of every corpus trace (names, values, messages, display
+ * names; bundled manifests loaded), every 1- and 2-byte string and crafted edge cases, in RFC 4180 and
+ * --csv-compat mode, with and without the compat padding width. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../formats/csv_cell.h"
+#include "etl/etl_schema.h"
+#include "support/corpus.h"
+
+typedef struct oracle {
+    fmt_line_writer *fast[2], *general[2]; /* [csv_compat] */
+    uint64_t compared, plain;
+    int failures;
+} oracle;
+
+static int discard(void *ctx, const void *data, size_t length)
+{
+    (void)ctx, (void)data, (void)length;
+    return 0;
+}
+
+static void oracle_init(oracle *o)
+{
+    memset(o, 0, sizeof *o);
+    etl_sink sink = {discard, NULL};
+    etl_writer_options opt;
+    memset(&opt, 0, sizeof opt);
+    for (int compat = 0; compat < 2; compat++) {
+        opt.csv_compat = compat;
+        o->fast[compat] = fmt_line_writer_create(&sink, &opt);
+        o->general[compat] = fmt_line_writer_create(&sink, &opt);
+        assert_non_null(o->fast[compat]);
+        assert_non_null(o->general[compat]);
+    }
+}
+
+static void oracle_free(oracle *o)
+{
+    for (int compat = 0; compat < 2; compat++) {
+        fmt_line_writer_destroy(o->fast[compat]);
+        fmt_line_writer_destroy(o->general[compat]);
+    }
+}
+
+static void compare(oracle *o, const char *text)
+{
+    static const int widths[] = {0, 21};
+    for (int compat = 0; compat < 2; compat++) {
+        for (size_t w = 0; w < 2; w++) {
+            for (size_t first = 0; first < 2; first++) { /* the line's first cell, or a later one */
+                fmt_line_writer *a = o->fast[compat], *b = o->general[compat];
+                etl_textbuf_reset(&a->line);
+                etl_textbuf_reset(&b->line);
+                a->cells = b->cells = first;
+                fmt_csv_cell(a, text, widths[w]);
+                fmt_csv_cell_general(b, text, widths[w]);
+                o->compared++;
+                if (a->cells != b->cells || a->line.length != b->line.length ||
+                    memcmp(etl_textbuf_at(&a->line, 0), etl_textbuf_at(&b->line, 0), a->line.length) != 0) {
+                    if (o->failures++ < 5)
+                        fprintf(stderr, "cell differs (compat %d width %d) for \"%s\": \"%s\" vs \"%s\"\n", compat,
+                                widths[w], text ? text : "(null)", etl_textbuf_at(&a->line, 0),
+                                etl_textbuf_at(&b->line, 0));
+                }
+            }
+        }
+    }
+    if (text && !strpbrk(text, ",\"\r\n")) o->plain++;
+}
+
+static void test_crafted(void **state)
+{
+    (void)state;
+    oracle o;
+    oracle_init(&o);
+    char s[4];
+    for (int a = 1; a < 256; a++) {
+        s[0] = (char)a, s[1] = 0;
+        compare(&o, s);
+        for (int b = 1; b < 256; b++) {
+            s[1] = (char)b, s[2] = 0;
+            compare(&o, s);
+        }
+    }
+    static const char *const cases[] = {
+        NULL, "", " ", "  ", "\t", " lead", "trail ", "\ttab", "tab\t", "a,b", "say \"hi\"", "cr\rlf\n",
+        "0x1234ABCD", "{00000000-0000-0000-0000-000000000000}", "C:\\Windows\\system32", "caf\xc3\xa9",
+        "bad \xff utf8", "\xef\xbf\xbd", "exactly8", "sixteen bytes!!!", "seventeen bytes!!", "1234567,",
+        "a very long plain value that spans several words of eight bytes each without anything special",
+        "a very long value that ends with a comma after several words of eight bytes,",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) compare(&o, cases[i]);
+    assert_int_equal(o.failures, 0);
+    oracle_free(&o);
+}
+
+static void on_event(const etl_decoded_event *ev, void *ctx)
+{
+    oracle *o = ctx;
+    compare(o, ev->provider_name);
+    compare(o, ev->event_name);
+    compare(o, ev->task_name);
+    compare(o, ev->opcode_name);
+    compare(o, ev->message);
+    if (ev->info) compare(o, ev->info->event_name);
+    for (size_t i = 0; i < ev->field_count; i++) compare(o, ev->fields[i].value);
+}
+
+static void test_every_corpus_value(void **state)
+{
+    (void)state;
+    oracle o;
+    oracle_init(&o);
+    size_t opened = corpus_decode_all(on_event, &o);
+    fprintf(stderr, "csv cells: %llu cells of %zu traces compared (%llu strings without , \" CR LF)\n",
+            (unsigned long long)o.compared, opened, (unsigned long long)o.plain);
+    assert_true(opened >= 20);
+    assert_true(o.compared > 8000000);
+    assert_int_equal(o.failures, 0);
+    oracle_free(&o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_crafted),
+        cmocka_unit_test(test_every_corpus_value),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
