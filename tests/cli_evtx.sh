@@ -48,7 +48,9 @@ for f in $(find "$CORPUS" -name '*.etl.gz' | sort) "$CORPUS/etwanalyzer/empty.et
     # CLR events whose ClrEtwAll template has a <UserData> layout: written as UserData, as many as the
     # manifests give for the XML's events (evtx_compare.py counts them with ElementTree)
     ud=$(sed -n 's/.* userdata-[a-z-]*=\([0-9]*\).*/\1/p' "$T/$b.cmp")
-    test "${ud:-0}" -gt 0; ok $? "$b: ${ud:-no} records written as UserData, each element holding the value its %N names"
+    want=$(sed -n 's/.* userdata-manifests=\([0-9]*\).*/\1/p' "$T/$b.cmp")
+    test "${ud:-0}" -gt 0 && test "$ud" = "$want"
+    ok $? "$b: ${ud:-no} records written as UserData (the manifests give ${want:-none}), each element holding the value its %N names"
   fi
   rm -f "$T/$b.xml" "$T/$b.evtx"
 done

@@ -321,6 +321,7 @@ def expected_user_data(refs):
 
 
 USER_DATA = {}  # per reader: records whose payload came as UserData
+SHORTENED = {}  # per reader: records written as BinaryEventData because they do not fit a 64 KiB chunk
 COMPUTER = []  # --computer NAME: what every record's System/Computer must say
 
 
@@ -349,6 +350,11 @@ def compare(ref, got, reader, index, errors):
             want = by_name.get(prop, '') if prop else ''
             if not same(want, gv, reader):
                 errors.append('%s record %d: UserData %s (%s) %r != %r' % (reader, index + 1, n, prop, want[:80], gv[:80]))
+        return
+    if len(gp) == 1 and gp[0][0] == 'BinaryEventData' and rp and rp[0][0] != 'BinaryEventData':
+        # etlconv's last resort for an event whose EVTX record cannot fit one chunk (it says how many on
+        # stderr); main() checks the count against --shortened
+        SHORTENED[reader] = SHORTENED.get(reader, 0) + 1
         return
     if [n for n, _ in rp] != [n for n, _ in gp]:
         errors.append('%s record %d: payload names %r != %r' % (reader, index + 1, rp[:8], gp[:8]))
@@ -541,7 +547,7 @@ def compare_python(refs, got, mode, errors):
 
 def main():
     args = sys.argv[1:]
-    opts = {'--python': 'all', '--libevtx': 'yes', '--records': None, '--computer': None}
+    opts = {'--python': 'all', '--libevtx': 'yes', '--records': None, '--computer': None, '--shortened': '0'}
     files = []
     while args:
         a = args.pop(0)
@@ -581,11 +587,20 @@ def main():
         if n != len(refs):
             errors.append('libevtx read %d records, expected %d' % (n, len(refs)))
     counts.update(('userdata-' + k, v) for k, v in USER_DATA.items())
+    counts.update(('shortened-' + k, v) for k, v in SHORTENED.items())
+    for reader, n in SHORTENED.items():  # never more than etlconv reported as too large for a chunk
+        if n > int(opts['--shortened']):
+            errors.append('%s: %d records carry only BinaryEventData, etlconv reported %s too large' % (reader, n, opts['--shortened']))
     want = expected_user_data(refs) if opts['--records'] is None else None
+    if want is not None:
+        counts['userdata-manifests'] = want
+    # An upper bound: events decoded from a trace's embedded metadata (PerfView's, net.4.5.2.x86: 39,854 of
+    # them) have no UserData layout, so etlconv writes them as EventData although a bundled manifest has one;
+    # the XML does not say which schema source decoded an event, so only an excess is an error here.
     for reader in ('libevtx', 'python-evtx'):
         if want is not None and reader in counts and (reader == 'libevtx' or opts['--python'] == 'all') and \
-                USER_DATA.get(reader, 0) != want:
-            errors.append('%s: %d records with UserData, the manifests give %d' % (reader, USER_DATA.get(reader, 0), want))
+                USER_DATA.get(reader, 0) > want:
+            errors.append('%s: %d records with UserData, more than the manifests give (%d)' % (reader, USER_DATA.get(reader, 0), want))
     print('records=%d chunks=%d %s errors=%d' % (len(refs), chunks,
           ' '.join('%s=%d' % kv for kv in sorted(counts.items())), len(errors)))
     for e in errors[:20]:
