@@ -124,3 +124,16 @@ size_t corpus_decode_all(corpus_event_fn on_event, void *ctx)
     etl_schema_registry_free(registry);
     return opened;
 }
+
+void corpus_short_strings(corpus_string_fn on_string, void *ctx)
+{
+    char s[3] = {0, 0, 0};
+    for (int a = 1; a < 256; a++) {
+        s[0] = (char)a, s[1] = 0;
+        on_string(s, ctx);
+        for (int b = 1; b < 256; b++) {
+            s[1] = (char)b;
+            on_string(s, ctx);
+        }
+    }
+}

@@ -31,4 +31,9 @@ int corpus_write_temp(const uint8_t *data, size_t size, char *path);
 typedef void (*corpus_event_fn)(const etl_decoded_event *event, void *ctx);
 size_t corpus_decode_all(corpus_event_fn on_event, void *ctx);
 
+/* Calls on_string with every 1- and 2-byte NUL-terminated string (bytes 1..255): the crafted inputs the
+ * escaper and CSV-cell equivalence tests run against their library oracles. */
+typedef void (*corpus_string_fn)(const char *text, void *ctx);
+void corpus_short_strings(corpus_string_fn on_string, void *ctx);
+
 #endif
