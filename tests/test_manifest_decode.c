@@ -615,11 +615,13 @@ static const char escapes_manifest[] =
     "<templates><template tid=\"T\"><data name=\"Name\" inType=\"win:UnicodeString\"/>"
     "<data name=\"Count\" inType=\"win:UInt32\"/><data name=\"Color\" inType=\"win:UInt32\" map=\"Color\"/>"
     "<data name=\"Bits\" inType=\"win:UInt32\" map=\"Bits\"/></template></templates>"
-    "<events><event value=\"7\" level=\"win:Warning\" opcode=\"win:Start\" template=\"T\" message=\"$(string.msg)\"/></events>"
+    "<events><event value=\"7\" level=\"win:Warning\" opcode=\"win:Start\" template=\"T\" message=\"$(string.msg)\"/>"
+    "<event value=\"8\" level=\"win:Informational\" message=\"$(string.plain)\"/></events>"
     "</provider></events></instrumentation>"
     "<localization><resources culture=\"en-US\"><stringTable>"
     "<string id=\"red\" value=\"Red\"/><string id=\"green\" value=\"Green\"/>"
     "<string id=\"b1\" value=\"One\"/><string id=\"b4\" value=\"Four\"/>"
+    "<string id=\"plain\" value=\"No inserts here\"/>"
     "<string id=\"msg\" value=\"Hi %1!s!,%n%tcount=%2 (100%%) color=%3 bits=%4%0 not shown\"/>"
     "</stringTable></resources></localization></instrumentationManifest>";
 
@@ -641,9 +643,18 @@ static void test_message_escapes(void **state)
         payload[n++] = (uint8_t)(values[i] >> 16); payload[n++] = (uint8_t)(values[i] >> 24);
     }
     etl_event_record rec;
+    const etl_decoded_event *ev;
+    /* a message without inserts as a fresh decoder's first event: no insert arrays exist yet (the fuzz smoke
+     * run found pointer arithmetic on the NULL array under UBSan) */
+    assert_int_equal(synthetic_record(&rec, "{6c1a1a2b-0000-4000-8000-00000000abcd}", 8, 0, 4, 0, NULL, 0), 0);
+    etl_decoder *plain = etl_decoder_new(reg, NULL);
+    assert_int_equal(etl_decode_event(plain, &rec, &ev), ETL_OK);
+    assert_int_equal(ev->status, ETL_DECODE_OK);
+    assert_non_null(ev->message);
+    assert_string_equal(ev->message, "No inserts here");
+    etl_decoder_free(plain);
     assert_int_equal(synthetic_record(&rec, "{6c1a1a2b-0000-4000-8000-00000000abcd}", 7, 0, 3, 1, payload, n), 0);
     etl_decoder *d = etl_decoder_new(reg, NULL);
-    const etl_decoded_event *ev;
     assert_int_equal(etl_decode_event(d, &rec, &ev), ETL_OK);
     assert_int_equal(ev->status, ETL_DECODE_OK);
     assert_string_equal(ev->provider_name, "Etlconv-Test");

@@ -328,7 +328,7 @@ static int format_message(etl_decoder *d, etl_decoded_event *ev, const etl_event
         d->insert_offsets = o;
         d->insert_capacity = count;
     }
-    size_t *lengths = d->insert_offsets + count;
+    size_t *lengths = count ? d->insert_offsets + count : NULL; /* no arithmetic on a NULL array */
     const etl_walk *w = &d->walk;
     int spans = ev->status == ETL_DECODE_OK; /* value_span applies */
     /* an insert is its property's value text; only arrays (elements joined by ", ") are copied */
