@@ -307,6 +307,7 @@ typedef struct etl_trace_stats {
     uint64_t warnings;             /* diagnostics of severity WARNING */
     uint64_t bytes_total;          /* input bytes (for progress) */
     uint64_t bytes_done;           /* input bytes of buffers fully processed */
+    uint64_t buffers_prefetched;   /* compressed buffers decompressed ahead (etl_trace_set_prefetch) */
 } etl_trace_stats;
 
 const etl_trace_stats *etl_trace_get_stats(const etl_trace *trace);
@@ -316,6 +317,12 @@ const etl_trace_stats *etl_trace_get_stats(const etl_trace *trace);
  * Call before etl_process. */
 #define ETL_DEFAULT_MEMORY_BUDGET ((size_t)256 << 20)
 void etl_trace_set_memory_budget(etl_trace *trace, size_t bytes);
+
+/* Decompress-ahead: `threads` helper threads decompress the trace's compressed buffers before etl_process
+ * needs them (for a spare core). Records, order and diagnostics stay those of a run without it. Memory: 8 MiB
+ * of payloads decompressed ahead (or one buffer, if larger). Call before etl_process; the threads end in
+ * etl_close. ETL_OK (also when there is nothing to decompress ahead), or ETL_ERR_ARG. */
+int etl_trace_set_prefetch(etl_trace *trace, unsigned threads);
 
 #ifdef __cplusplus
 }

@@ -5,13 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "convert_internal.h"
 #include "export.h"
 #include "output.h"
+#include "pipeline/learn.h"
 #include "pipeline/parallel.h"
 #include "stable_run.h"
+#include "threads.h"
 
 
 
@@ -107,33 +108,16 @@ int etlconv_on_event(const etl_event_record *record, void *ctx)
     return r->failed;
 }
 
-static int on_learn_record(const etl_event_record *record, void *ctx)
-{
-    run *r = ctx;
-    if (etl_decoder_learn(r->decoder, record) != ETL_OK) {
-        fprintf(stderr, "etlconv: out of memory while learning process names\n");
-        r->failed = 1;
-        return 1;
-    }
-    return 0;
-}
-
-/* First pass: WPR and xperf log the process rundown at the end of the trace, so without it the events
- * before the rundown have no process name. Opened a second time without diagnostics: the decoding pass
- * reports the same problems once. */
+/* First pass (pipeline/learn.c): process names from rundowns logged at the end (WPR, xperf). At -j N the
+ * spare threads decompress ahead for it. */
 int etlconv_learn_processes(run *r, const etlconv_job *job)
 {
-    for (size_t i = 0; i < job->input_count; i++) {
-        struct stat st;  /* a pipe or FIFO cannot be read twice: no first pass then */
-        if (stat(job->inputs[i], &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-    }
-    etl_trace *trace;
-    etl_error err;
-    memset(&err, 0, sizeof err);
-    if (etl_open(&trace, (const char *const *)job->inputs, job->input_count, NULL, &err) != ETL_OK) return 0;
-    etl_process(trace, on_learn_record, r);
-    etl_close(trace);
-    return r->failed ? -1 : 0;
+    if (etl_learn_processes(r->decoder, (const char *const *)job->inputs, job->input_count,
+                            etlconv_threads(r->opt)) == ETL_OK)
+        return 0;
+    fprintf(stderr, "etlconv: out of memory while learning process names\n");
+    r->failed = 1;
+    return -1;
 }
 
 static etl_writer *start_writer(const char *name, const etl_writer_options *writer, etlconv_output *out,

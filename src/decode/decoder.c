@@ -193,6 +193,8 @@ int etl_decoder_observe(etl_decoder *d, const etl_event_record *rec)
     return etl_decoder_learn(d, rec);  /* process table: thread ids of every header, process events */
 }
 
+const etl_process_table *etl_decoder_process_table(const etl_decoder *d) { return d->processes; }
+
 int etl_decoder_copy_processes(etl_decoder *to, const etl_decoder *from)
 {
     return etl_process_table_copy(to->processes, from->processes);

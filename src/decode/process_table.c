@@ -12,6 +12,7 @@
  * Memory grows with the number of process and thread events, which the trace itself bounds. */
 #include "decode/process_table.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -452,4 +453,50 @@ int etl_process_table_copy(etl_process_table *dst, const etl_process_table *src)
     etl_textbuf_free(&dst->names);
     *dst = copy;
     return ETL_OK;
+}
+
+/* ---- description (tests: two first passes learnt the same) ---------------------------------------------- */
+
+static int by_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int etl_process_table_describe(const etl_process_table *t, etl_textbuf *out)
+{
+    uint32_t *pids = malloc((t->process_count + 1) * sizeof *pids);
+    uint32_t *tids = malloc((t->thread_count + 1) * sizeof *tids);
+    if (!pids || !tids) {
+        free(pids);
+        free(tids);
+        return ETL_ERR_NOMEM;
+    }
+    size_t np = 0, nt = 0;
+    for (size_t i = 0; i < t->process_capacity; i++)
+        if (t->processes[i].first != NO_INDEX) pids[np++] = t->processes[i].pid;
+    for (size_t i = 0; i < t->thread_capacity; i++)
+        if (t->threads[i].pid != UINT32_MAX) tids[nt++] = t->threads[i].tid;
+    qsort(pids, np, sizeof *pids, by_u32);
+    qsort(tids, nt, sizeof *tids, by_u32);
+    char line[64];
+    for (size_t k = 0; k < np; k++) {
+        const process_slot *slot = &t->processes[process_slot_of(t, pids[k])];
+        snprintf(line, sizeof line, "pid %u:", pids[k]);
+        etl_textbuf_puts(out, line);
+        for (uint32_t i = slot->first; i != NO_INDEX; i = t->lifetimes[i].next) { /* list order: ties count */
+            const lifetime *l = &t->lifetimes[i];
+            snprintf(line, sizeof line, " [%lld,%lld] ", (long long)l->start, (long long)l->end);
+            etl_textbuf_puts(out, line);
+            etl_textbuf_puts(out, l->name == NO_INDEX ? "-" : name_at(t, l->name));
+        }
+        etl_textbuf_puts(out, "\n");
+    }
+    for (size_t k = 0; k < nt; k++) {
+        snprintf(line, sizeof line, "tid %u pid %u\n", tids[k], thread_pid(t, tids[k]));
+        etl_textbuf_puts(out, line);
+    }
+    free(pids);
+    free(tids);
+    return out->failed ? ETL_ERR_NOMEM : ETL_OK;
 }

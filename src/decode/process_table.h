@@ -5,6 +5,7 @@
 #define ETL_DECODE_PROCESS_TABLE_H
 
 #include "etl/etl_schema.h"
+#include "util/textbuf.h"
 
 typedef struct etl_process_table etl_process_table;
 
@@ -39,6 +40,12 @@ const char *etl_process_table_name(const etl_process_table *t, uint32_t pid, int
 /* dst becomes what src knows (processes, lifetimes, names, TID -> PID), as if it had observed the same events.
  * ETL_OK, or ETL_ERR_NOMEM (dst unchanged). */
 int etl_process_table_copy(etl_process_table *dst, const etl_process_table *src);
+
+/* Appends a canonical text of everything the table knows (per PID, sorted: its lifetimes and names in list
+ * order; per TID, sorted: its PID): equal texts, equal tables for every lookup. ETL_OK or ETL_ERR_NOMEM. */
+int etl_process_table_describe(const etl_process_table *t, etl_textbuf *out);
+/* The table a decoder learns into (decoder.c). */
+const etl_process_table *etl_decoder_process_table(const etl_decoder *decoder);
 
 /* "Idle" from "Idle", "Test.x86" from "\Device\...\Test.x86.exe": writes at most cap-1 bytes, cut on a
  * character boundary. */
