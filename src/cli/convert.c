@@ -193,10 +193,12 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     etlconv_progress_start(&r.progress, opt->quiet, opt->progress, etl_trace_get_stats(r.trace)->bytes_total);
     etl_decode_stats helpers;  /* -j: the other workers' decoding counts */
     memset(&helpers, 0, sizeof helpers);
-    if (parallel)
+    if (parallel) {
+        etl_trace_set_prefetch(r.trace, 1);  /* the -j reader merges while another thread decompresses */
         rc = etlconv_process_parallel(&r, registry, job, &helpers);
-    else
+    } else {
         rc = etl_process(r.trace, etlconv_on_event, &r);
+    }
     etl_decoder_finish(r.decoder);
     etlconv_progress_finish(&r.progress);
     if (r.failed) goto done;

@@ -218,31 +218,31 @@ etl_prefetch *etl_prefetch_start(etl_trace *t, unsigned threads)
     return pf;
 }
 
-int etl_prefetch_take(etl_prefetch *pf, uint32_t file_index, const etl_buffer_ref *b, uint8_t *out,
-                      size_t expected)
+int etl_prefetch_take(etl_prefetch *pf, uint32_t file_index, const etl_buffer_ref *b, uint8_t **payload,
+                      size_t *cap)
 {
     const etl_trace_file *f = &pf->t->files[file_index];
     if (b < f->buffers || b >= f->buffers + f->buffer_count) return ETL_PREFETCH_MISS;
     pthread_mutex_lock(&pf->lock);
     slot *s = &pf->slots[pf->file_base[file_index] + (size_t)(b - f->buffers)];
     while (s->state == SLOT_BUSY) pthread_cond_wait(&pf->changed, &pf->lock);
-    if (s->state != SLOT_READY || !s->data || expected != payload_size(b)) {
-        if (s->state == SLOT_READY) put_block(pf, s->data, s->cap);
-        s->state = SLOT_TAKEN;  /* read again later (evicted): by the reader itself */
-        s->data = NULL;
-        pthread_mutex_unlock(&pf->lock);
-        return ETL_PREFETCH_MISS;
+    int rc = s->state == SLOT_READY && s->data ? s->rc : ETL_PREFETCH_MISS;
+    if (rc == ETL_OK && *payload) {  /* the payloads change hands: the reader's old one becomes a spare */
+        uint8_t *old = *payload;
+        size_t old_cap = *cap;
+        *payload = s->data;
+        *cap = s->cap;
+        pf->held += old_cap - s->cap;
+        put_block(pf, old, old_cap);
+    } else if (s->state == SLOT_READY) {
+        put_block(pf, s->data, s->cap);
+        if (rc == ETL_OK) rc = ETL_PREFETCH_MISS;
     }
-    slot ready = *s;
-    s->state = SLOT_TAKEN;
+    s->state = SLOT_TAKEN;  /* read again later (evicted): by the reader itself */
     s->data = NULL;
-    pthread_mutex_unlock(&pf->lock);
-    if (ready.rc == ETL_OK) memcpy(out, ready.data, expected);
-    pthread_mutex_lock(&pf->lock);
-    put_block(pf, ready.data, ready.cap);
     pthread_cond_broadcast(&pf->changed);
     pthread_mutex_unlock(&pf->lock);
-    return ready.rc;
+    return rc;
 }
 
 void etl_prefetch_settle(etl_trace *t)

@@ -26,10 +26,12 @@ typedef struct etl_prefetch etl_prefetch;
 /* Starts `threads` helper threads over t's compressed mapped buffers. NULL when there is nothing to do or
  * no thread could start (reading then works as without read-ahead). */
 etl_prefetch *etl_prefetch_start(etl_trace *t, unsigned threads);
-/* The reading thread wants buffer b (of file `file_index`) in out[0..expected): ETL_OK (copied),
- * ETL_PREFETCH_MISS, or the decompressor's error for that buffer (the caller reports it). */
-int etl_prefetch_take(etl_prefetch *pf, uint32_t file_index, const etl_buffer_ref *b, uint8_t *out,
-                        size_t expected);
+/* The reading thread wants buffer b (of file `file_index`): ETL_OK when it was decompressed ahead — then
+ * *payload (its payload_len bytes) is that buffer and *cap its capacity, the old *payload going to the helpers
+ * for reuse —, ETL_PREFETCH_MISS (decompress it yourself), or the decompressor's error for that buffer (the
+ * caller reports it). */
+int etl_prefetch_take(etl_prefetch *pf, uint32_t file_index, const etl_buffer_ref *b, uint8_t **payload,
+                      size_t *cap);
 /* Tests: waits until every thread has filled the budget or run out of buffers, so that etl_process then
  * finds the first buffers decompressed ahead whatever the scheduling. */
 void etl_prefetch_settle(etl_trace *t);

@@ -95,11 +95,14 @@ static int read_payload(etl_trace *t, etl_stream *s, const etl_buffer_ref *b)
     if (b->flags & ETL_BUFFER_FLAG_COMPRESSED) {
         size_t in_len = b->disk_size - ETL_BUFFER_HEADER_SIZE;
         /* decompressed ahead by another thread (reader/prefetch.h)? */
-        int rc = t->prefetch ? etl_prefetch_take(t->prefetch, s->file_index, b, s->payload, expected)
+        size_t cap_before = s->payload_cap;
+        int rc = t->prefetch ? etl_prefetch_take(t->prefetch, s->file_index, b, &s->payload, &s->payload_cap)
                              : ETL_PREFETCH_MISS;
         const uint8_t *in = rc == ETL_PREFETCH_MISS ? etl_input_view(&f->input, at, in_len) : NULL;
         if (rc != ETL_PREFETCH_MISS) {
-            t->stats.buffers_prefetched++;
+            s->data = s->payload;
+            t->resident += s->payload_cap - cap_before;  /* a payload of another capacity came in */
+            t->stats.buffers_prefetched += rc == ETL_OK;
             count_mapped(t, in_len);
         } else if (!in) {
             if (ensure(&t->scratch, &t->scratch_cap, in_len ? in_len : 1)) return ETL_ERR_NOMEM;
