@@ -279,6 +279,21 @@ int etl_process(etl_trace *trace, etl_event_fn callback, void *ctx);
 
 void etl_close(etl_trace *trace);
 
+/* Unmerged reading, for a pass that puts what it keeps in order itself (pipeline/learn.c): the trace's records
+ * come in streams, one per processor of each file; etl_process merges them. etl_process_stream delivers the
+ * records of stream `index` (< etl_trace_stream_count) in stream order, with `position` = how many records of
+ * that stream came before it, and `header_first` = 1 for the first file's log-file header record (which
+ * etl_process delivers before anything). When the callback returns non-zero, ETL_STOPPED and the stream stays
+ * at that record: the next call on the same stream starts with it. No etl_process on the same trace afterwards.
+ * Returns as etl_process. */
+typedef int (*etl_stream_record_fn)(const etl_event_record *record, uint64_t position, int header_first,
+                                    void *ctx);
+size_t etl_trace_stream_count(const etl_trace *trace);
+/* The earliest and latest buffer flush times of the trace (FILETIME; from the buffer headers, no record
+ * read); 0 when it has no buffer. */
+int etl_trace_time_range(const etl_trace *trace, int64_t *first, int64_t *last);
+int etl_process_stream(etl_trace *trace, size_t index, etl_stream_record_fn callback, void *ctx);
+
 /* A second handle on an open trace for threads that only ask it about its files (paths, log-file headers,
  * clocks: etl_trace_file_path, etl_trace_logfile_header, etl_trace_raw_to_filetime) while `trace` is being
  * processed elsewhere: it shares the files (nothing is reopened), has counters of its own that never change,

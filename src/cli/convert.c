@@ -110,9 +110,9 @@ int etlconv_on_event(const etl_event_record *record, void *ctx)
 
 /* First pass (pipeline/learn.c): process names from rundowns logged at the end (WPR, xperf). At -j N the
  * spare threads decompress ahead for it. */
-int etlconv_learn_processes(run *r, const etlconv_job *job)
+int etlconv_learn_processes(run *r, etl_schema_registry *registry, const etlconv_job *job)
 {
-    if (etl_learn_processes(r->decoder, (const char *const *)job->inputs, job->input_count,
+    if (etl_learn_processes(r->decoder, registry, (const char *const *)job->inputs, job->input_count,
                             etlconv_threads(r->opt)) == ETL_OK)
         return 0;
     fprintf(stderr, "etlconv: out of memory while learning process names\n");
@@ -174,7 +174,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     etl_decoder_set_diagnostic(r.decoder, on_diagnostic, &r);
     if (etlconv_extras_start(&r.extras, opt, job->report_output, job->interpreted_output) != 0) goto done;
     int parallel = etlconv_parallel_eligible(opt, job);  /* -j: the workers' decoders copy this first pass */
-    if (!opt->one_pass && etlconv_learn_processes(&r, job) != 0) goto done;
+    if (!opt->one_pass && etlconv_learn_processes(&r, registry, job) != 0) goto done;
     if (etlconv_activity_prepare(&r.activity, opt, job) != 0) goto done;
     if (job->write_main) {
         main_out = etlconv_output_open(job->output, opt->overwrite);

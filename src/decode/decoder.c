@@ -162,7 +162,7 @@ static const etl_event_info *find_schema(etl_decoder *d, const etl_event_record 
 
 int etl_decoder_learn(etl_decoder *d, const etl_event_record *rec)
 {
-    if (!etl_process_table_wants(rec)) return etl_process_table_observe_header(d->processes, rec);
+    if (!etl_process_table_learns_from(rec)) return etl_process_table_observe_header(d->processes, rec);
     etl_decoded_event ev;
     memset(&ev, 0, sizeof ev);
     ev.record = rec;

@@ -287,11 +287,22 @@ int etl_process_table_observe_header(etl_process_table *t, const etl_event_recor
     return ETL_OK;
 }
 
+int etl_process_table_learns_from(const etl_event_record *record)
+{
+    if (!etl_process_table_wants(record)) return 0;
+    const etl_event_header *h = &record->header;
+    uint8_t op = h->descriptor.opcode;
+    if (same_guid(&h->provider_id, &process_class)) return h->descriptor.id == 0 && ((op >= 1 && op <= 4) || op == 39);
+    if (same_guid(&h->provider_id, &thread_class)) return h->descriptor.id == 0 && op >= 1 && op <= 4;
+    return h->descriptor.id == 1 || h->descriptor.id == 2 || h->descriptor.id == 15;  /* Kernel-Process */
+}
+
 int etl_process_table_observe(etl_process_table *t, const etl_decoded_event *ev)
 {
     const etl_event_header *h = &ev->record->header;
     if (etl_process_table_observe_header(t, ev->record) != ETL_OK) return ETL_ERR_NOMEM;
-    if (!ev->info || ev->status == ETL_DECODE_NO_SCHEMA || !etl_process_table_wants(ev->record)) return ETL_OK;
+    /* the events below are the only ones whose fields it learns from (etl_process_table_learns_from) */
+    if (!ev->info || ev->status == ETL_DECODE_NO_SCHEMA || !etl_process_table_learns_from(ev->record)) return ETL_OK;
     int64_t ts = h->timestamp;
     uint32_t pid, tid;
     if (same_guid(&h->provider_id, &process_class) && h->descriptor.id == 0) {

@@ -16,6 +16,10 @@ void etl_process_table_free(etl_process_table *t);
  * Microsoft-Windows-Kernel-Process): the only ones a first pass needs to decode. */
 int etl_process_table_wants(const etl_event_record *record);
 
+/* Among those, the ones whose decoded fields can change the table (the events etl_process_table_observe lists
+ * below); observing any other record amounts to etl_process_table_observe_header. */
+int etl_process_table_learns_from(const etl_event_record *record);
+
 /* Learns from a decoded event: kernel Process Start/End/DCStart/DCEnd/Defunct (ImageFileName, whatever the
  * layout version), Microsoft-Windows-Kernel-Process ProcessStart/ProcessStop/ProcessRundown (ImageName),
  * kernel Thread Start/End/DCStart/DCEnd (ProcessId, TThreadId), and the PID/TID pair of any record header that
