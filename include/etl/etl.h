@@ -289,6 +289,8 @@ void etl_close(etl_trace *trace);
 typedef int (*etl_stream_record_fn)(const etl_event_record *record, uint64_t position, int header_first,
                                     void *ctx);
 size_t etl_trace_stream_count(const etl_trace *trace);
+/* Bytes of file stream `index` spans (its buffers on disk): to share streams out among threads. */
+uint64_t etl_trace_stream_bytes(const etl_trace *trace, size_t index);
 /* The earliest and latest buffer flush times of the trace (FILETIME; from the buffer headers, no record
  * read); 0 when it has no buffer. */
 int etl_trace_time_range(const etl_trace *trace, int64_t *first, int64_t *last);

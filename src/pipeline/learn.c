@@ -1,6 +1,7 @@
 /* The first pass (pipeline/learn.h), two ways to the same process table.
  *
  * Merged: etl_process in time order, etl_decoder_learn on every record; at -j N, N-1 threads decompress ahead.
+ * etl_learn_processes reads by stream, but merged on several threads when the trace has compressed buffers.
  *
  * By stream: what the pass learns depends on the merged order only through (a) the process and thread events
  * (applied in order: lifetimes open, close and get names) and (b) for each TID, the record that last gave its
@@ -57,6 +58,7 @@ typedef struct walk_shared {
     size_t path_count, stream_count;
     unsigned walkers;
     stream_mark *marks;     /* per stream; a stream is read by one walker only */
+    unsigned *owner;        /* per stream: the walker that reads it */
     int64_t round_end;      /* this round reads the records before this time */
     unsigned round, finished, helpers;
     int done;
@@ -66,7 +68,7 @@ typedef struct walk_shared {
 
 typedef struct walker {
     walk_shared *shared;
-    unsigned index;         /* reads streams index, index + walkers, ... */
+    unsigned index;         /* reads the streams whose owner this is */
     etl_trace *trace;       /* its own handle: a stream's position lives in it from round to round */
     tid_seen *tids;
     size_t tid_capacity, tid_count;
@@ -210,7 +212,8 @@ failed:
 static void walk_round(walker *w)
 {
     walk_shared *sh = w->shared;
-    for (size_t i = w->index; i < sh->stream_count && w->status == WALK_OK; i += sh->walkers) {
+    for (size_t i = 0; i < sh->stream_count && w->status == WALK_OK; i++) {
+        if (sh->owner[i] != w->index) continue;
         w->mark = &sh->marks[i];
         int rc = etl_process_stream(w->trace, i, on_stream_record, w);
         if (rc < 0 && w->status == WALK_OK) w->status = WALK_FAILED;
@@ -333,6 +336,38 @@ static int replay(etl_decoder *decoder, walker *walkers, unsigned count)
     return rc == ETL_OK ? ETL_OK : ETL_ERR_NOMEM;
 }
 
+/* Streams go to walkers by size, largest first to the walker with the fewest bytes so far (processors are
+ * far from equally busy: every other stream can hold three times the bytes of its neighbour). */
+typedef struct sized_stream {
+    uint64_t bytes;
+    size_t index;
+} sized_stream;
+
+static int by_bytes_down(const void *a, const void *b)
+{
+    const sized_stream *x = a, *y = b;
+    if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int share_streams(walk_shared *sh, const etl_trace *t)
+{
+    uint64_t load[MAX_WALKERS] = {0};
+    sized_stream *order = malloc((sh->stream_count ? sh->stream_count : 1) * sizeof *order);
+    if (!order) return -1;
+    for (size_t i = 0; i < sh->stream_count; i++) order[i] = (sized_stream){etl_trace_stream_bytes(t, i), i};
+    qsort(order, sh->stream_count, sizeof *order, by_bytes_down);
+    for (size_t i = 0; i < sh->stream_count; i++) {
+        unsigned least = 0;
+        for (unsigned w = 1; w < sh->walkers; w++)
+            if (load[w] < load[least]) least = w;
+        sh->owner[order[i].index] = least;
+        load[least] += order[i].bytes;
+    }
+    free(order);
+    return 0;
+}
+
 /* Rounds of about ROUND_BYTES of trace each, by time (the buffers' flush times): what is kept is applied after
  * each round, so memory holds about one round's process/thread events. */
 #define ROUND_BYTES ((uint64_t)64 << 20)
@@ -380,11 +415,12 @@ int etl_learn_processes_by_stream(etl_decoder *decoder, etl_schema_registry *reg
             break;
         }
     sh.marks = calloc(sh.stream_count ? sh.stream_count : 1, sizeof *sh.marks);
+    sh.owner = calloc(sh.stream_count ? sh.stream_count : 1, sizeof *sh.owner);
     pthread_mutex_init(&sh.lock, NULL);
     pthread_cond_init(&sh.go, NULL);
     pthread_cond_init(&sh.came_back, NULL);
     etl_decoder *blank = etl_decoder_new(registry, walkers[0].trace);  /* to undo a partial replay */
-    int rc = sh.marks && blank ? ETL_OK : ETL_ERR_NOMEM;
+    int rc = sh.marks && sh.owner && blank ? ETL_OK : ETL_ERR_NOMEM;
     for (unsigned i = 0; i < n; i++) {
         walkers[i].shared = &sh;
         walkers[i].index = i;
@@ -395,6 +431,7 @@ int etl_learn_processes_by_stream(etl_decoder *decoder, etl_schema_registry *reg
         sh.helpers++;
     }
     sh.walkers = sh.helpers + 1;  /* helpers wait for the first round: the streams go to those that started */
+    if (rc == ETL_OK && share_streams(&sh, walkers[0].trace) != 0) rc = ETL_ERR_NOMEM;
     if (rc == ETL_OK && sh.helpers && !(walkers[0].warm = etl_decoder_new(registry, walkers[0].trace)))
         rc = ETL_ERR_NOMEM;
     round_plan plan = plan_rounds(walkers[0].trace, paths[0], round_bytes ? round_bytes : ROUND_BYTES);
@@ -421,6 +458,7 @@ int etl_learn_processes_by_stream(etl_decoder *decoder, etl_schema_registry *reg
     pthread_cond_destroy(&sh.came_back);
     pthread_mutex_destroy(&sh.lock);
     free(sh.marks);
+    free(sh.owner);
     for (unsigned i = 0; i < n; i++) walker_free(&walkers[i]);
     return rc;
 }
@@ -450,6 +488,16 @@ int etl_learn_processes(etl_decoder *decoder, etl_schema_registry *registry, con
         struct stat st;  /* a pipe cannot be read twice */
         if (stat(paths[i], &st) != 0 || !S_ISREG(st.st_mode)) return ETL_OK;
     }
-    int rc = etl_learn_processes_by_stream(decoder, registry, paths, count, threads, 0);
+    /* Compressed buffers with spare threads: the merged pass with decompress-ahead splits the work more evenly
+     * than streams do (the calling thread's replay waits for the slowest stream reader, and a busy processor's
+     * stream can hold most of a trace); otherwise by stream. */
+    etl_trace *t;
+    etl_error err;
+    int compressed = 0;
+    if (threads >= 2 && etl_open(&t, paths, count, NULL, &err) == ETL_OK) {
+        compressed = etl_trace_get_stats(t)->buffers_compressed > 0;
+        etl_close(t);
+    }
+    int rc = compressed ? ETL_LEARN_BY_STREAM_NOT : etl_learn_processes_by_stream(decoder, registry, paths, count, threads, 0);
     return rc == ETL_LEARN_BY_STREAM_NOT ? etl_learn_processes_merged(decoder, paths, count, threads) : rc;
 }

@@ -6,6 +6,14 @@
 
 size_t etl_trace_stream_count(const etl_trace *t) { return t ? t->stream_count : 0; }
 
+uint64_t etl_trace_stream_bytes(const etl_trace *t, size_t index)
+{
+    uint64_t bytes = 0;
+    if (!t || index >= t->stream_count) return 0;
+    for (size_t k = 0; k < t->streams[index].buffer_count; k++) bytes += t->streams[index].buffers[k].disk_size;
+    return bytes;
+}
+
 int etl_process_stream(etl_trace *t, size_t index, etl_stream_record_fn callback, void *ctx)
 {
     if (!t || !callback || t->is_view || index >= t->stream_count) return ETL_ERR_ARG;
