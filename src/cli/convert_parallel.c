@@ -104,6 +104,8 @@ static void *worker_start(void *ctx, unsigned index)
 static int worker_record(void *state, const etl_event_record *record, etl_textbuf *out)
 {
     worker *w = state;
+    /* every worker sees the trace's first record: relative times bind as with one thread */
+    if (!w->own.filters_bound) etlconv_bind_filters(&w->own, record->header.timestamp);
     if (out) {
         w->batch = out;
         return etlconv_on_event(record, &w->own);
