@@ -50,8 +50,15 @@ static inline void etl_lz_copy_match_fast(uint8_t *dst, size_t dist, size_t len)
         /* the smallest multiple of dist that is at least 8: copying from that far back continues the period in
          * non-overlapping 8-byte steps */
         static const uint8_t period_step[8] = {0, 8, 8, 9, 8, 10, 12, 14};
-        for (int i = 0; i < 8; i++)
-            dst[i] = src[i];
+        if (dist == 4) { /* the most common one (9 % of net.4.5.2.x86's matches): the 4 bytes twice */
+            uint32_t unit;
+            memcpy(&unit, src, 4);
+            memcpy(dst, &unit, 4);
+            memcpy(dst + 4, &unit, 4);
+        } else {
+            for (int i = 0; i < 8; i++)
+                dst[i] = src[i];
+        }
         dst += 8;
         src = dst - period_step[dist];
         if (dst >= end)

@@ -202,6 +202,17 @@ static etl_record_result parse_message(const uint8_t *r, size_t size, uint8_t fi
     return ETL_RECORD_OK;
 }
 
+/* Clears *rec in fixed 64-byte steps: compilers emit a few vector stores for each, where a single memset of the
+ * whole record becomes `rep stos` (33 instructions per record by callgrind). Every byte is zeroed as before. */
+static inline void clear_record(etl_event_record *rec)
+{
+    _Static_assert(sizeof *rec > 128 && sizeof *rec <= 192, "clear_record covers the record in three steps");
+    uint8_t *p = (uint8_t *)rec;
+    memset(p, 0, 64);
+    memset(p + 64, 0, 64);
+    memset(p + 128, 0, sizeof *rec - 128);
+}
+
 etl_record_result etl_record_parse(const uint8_t *payload, size_t end, size_t off, uint8_t file_pointer_size,
                                    etl_event_record *rec, etl_extended_item *items, size_t max_items,
                                    size_t *advance, int *has_timestamp, const char **why)
@@ -210,18 +221,21 @@ etl_record_result etl_record_parse(const uint8_t *payload, size_t end, size_t of
     const uint8_t *r = payload + off;
     uint32_t m = etl_le32(r);
     if (m == 0xFFFFFFFFu) return ETL_RECORD_END;
-    memset(rec, 0, sizeof *rec);
+    clear_record(rec);
     rec->extended_data = items;
     rec->kernel_group = 0xFFFF;
     *has_timestamp = 1;
     size_t avail = end - off;
     size_t size;
     uint8_t ht;
+    /* One dispatch on the header type: its size field, then its parser. */
+    enum { KERNEL, CLASSIC, EVENT, MESSAGE } family;
     int message = (m & (MARKER_TRACE_HEADER | MARKER_EVENT_TRACE)) == MARKER_TRACE_HEADER &&
                   (m & MARKER_TRACE_MESSAGE);
     if (message) {
         ht = HT_MESSAGE;
         size = etl_le16(r);
+        family = MESSAGE;
     } else if ((m & (MARKER_TRACE_HEADER | MARKER_EVENT_TRACE)) == (MARKER_TRACE_HEADER | MARKER_EVENT_TRACE)) {
         ht = (uint8_t)(m >> 16);
         switch (ht) {
@@ -229,10 +243,15 @@ etl_record_result etl_record_parse(const uint8_t *payload, size_t end, size_t of
         case HT_PERFINFO32: case HT_PERFINFO64:
             if (avail < 8) { *why = "record header runs past the buffer"; return ETL_RECORD_BAD; }
             size = etl_le16(r + 4);
+            family = KERNEL;
             break;
         case HT_FULL32: case HT_FULL64: case HT_INSTANCE32: case HT_INSTANCE64:
+            size = etl_le16(r);
+            family = CLASSIC;
+            break;
         case HT_EVENT32: case HT_EVENT64: case HT_ERROR:
             size = etl_le16(r);
+            family = EVENT;
             break;
         default:
             *why = "unknown record header type";
@@ -250,14 +269,10 @@ etl_record_result etl_record_parse(const uint8_t *payload, size_t end, size_t of
     rec->raw_size = (uint32_t)size;
     rec->record_offset = (uint32_t)off;
     etl_record_result res;
-    switch (ht) {
-    case HT_MESSAGE: res = parse_message(r, size, file_pointer_size, rec, has_timestamp, why); break;
-    case HT_FULL32: case HT_FULL64: case HT_INSTANCE32: case HT_INSTANCE64:
-        res = parse_classic(r, size, ht, rec, items, max_items, why);
-        break;
-    case HT_EVENT32: case HT_EVENT64: case HT_ERROR:
-        res = parse_event(r, size, ht, rec, items, max_items, why);
-        break;
+    switch (family) {
+    case MESSAGE: res = parse_message(r, size, file_pointer_size, rec, has_timestamp, why); break;
+    case CLASSIC: res = parse_classic(r, size, ht, rec, items, max_items, why); break;
+    case EVENT: res = parse_event(r, size, ht, rec, items, max_items, why); break;
     default: res = parse_kernel(r, size, ht, rec, items, max_items, why); break;
     }
     if (res != ETL_RECORD_OK) return res;
