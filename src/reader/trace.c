@@ -285,7 +285,7 @@ int etl_process(etl_trace *t, etl_event_fn callback, void *ctx)
     while (t->heap_count > 0) {
         size_t at = pick_tie(t, last_file);
         etl_stream *s = &t->streams[t->heap[at]];
-        int moved = etl_stream_make_resident(t, s);
+        int moved = s->evicted ? etl_stream_make_resident(t, s) : 0; /* payload freed for the memory budget */
         if (moved < 0) return moved;
         if (moved) { /* its buffer could not be read again: the stream went on to a later record */
             runner_up = 0;
