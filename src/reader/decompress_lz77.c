@@ -82,6 +82,7 @@ static inline unsigned leading_zeros64(uint64_t x) /* x != 0 */
 #define LZ77_MAX_MATCH_INPUT 10u
 #define LZ77_FAST_INPUT (4u + LZ77_FLAG_WORD_BITS * LZ77_MAX_MATCH_INPUT + 32u)
 #define LZ77_FAST_OUTPUT 32u
+_Static_assert(LZ77_FAST_OUTPUT >= ETL_LZ_FAST_SLACK, "a match on the fast path leaves etl_lz_copy_match_fast its slack");
 
 typedef struct lz77_state {
     const uint8_t *ip;
