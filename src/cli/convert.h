@@ -24,4 +24,9 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
  * ETLCONV_EXIT_FAILURE after printing an error naming the file when nothing of a path could be loaded. */
 int etlconv_load_schemas(const etlconv_options *opt, etl_schema_registry *registry);
 
+/* The run's base registry: etlconv_load_schemas, the kernel MOF tables, then shared (read-only, safe from
+ * several threads). Every conversion of the run (-j workers, --each files) reads it through an overlay of its
+ * own (etl_schema_registry_new_overlay) that keeps what its trace teaches. Same statuses as above. */
+int etlconv_load_base_schemas(const etlconv_options *opt, etl_schema_registry *base);
+
 #endif
