@@ -14,6 +14,8 @@ typedef struct etlconv_job {
     etl_schema_registry *export_to; /* -export: every description an event was decoded with goes here */
     const char *report_output;      /* -report FILE, or NULL */
     const char *interpreted_output; /* -int FILE, or NULL */
+    struct etl_worker_pool **workers; /* --each: the -j threads kept from one file to the next (created by the
+                                       * first parallel conversion); NULL: each conversion starts its own */
 } etlconv_job;
 
 /* Returns an ETLCONV_EXIT_* status; errors are printed as one line each. */

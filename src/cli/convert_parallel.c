@@ -14,6 +14,7 @@
 
 #include "convert_internal.h"
 #include "pipeline/parallel.h"
+#include "pipeline/workers.h"
 #include "threads.h"
 
 /* Writers whose text for an event depends on that event alone (and on begin/end). The others (summary,
@@ -157,7 +158,9 @@ int etlconv_process_parallel(run *r, etl_schema_registry *registry, const etlcon
         return rc;
     }
     xmlInitParser();  /* workers may parse manifests (deferred bundled ones) on their threads */
-    etl_parallel_config config = {sh.threads, 0, 0, 0};
+    etl_parallel_config config = {sh.threads, 0, 0, 0, NULL};
+    if (job->workers && !*job->workers) *job->workers = etl_worker_pool_new(sh.threads);  /* NULL: own threads */
+    if (job->workers) config.pool = *job->workers;
     const char *batch = getenv("ETLCONV_BATCH_RECORDS");  /* tuning and tests: records per batch */
     if (batch && atol(batch) > 0) config.batch_records = (size_t)atol(batch);
     etl_parallel_ops ops = {worker_start, worker_record, run_diagnostic, run_progress};

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "pipeline/workers.h"
 #include "spool.h"
 
 /* The input's base name without ".gz" and ".etl" ("-" is "stdin"). */
@@ -118,7 +119,7 @@ static char *with_extension(const char *stem, const char *ext, int gz)
  * manifests, embedded TraceLogging/WPR metadata) changes how the next file decodes. The base holds only what
  * the command line named (parsed once for the run); its deferred loads change no lookup's result. */
 static int convert_one(const etlconv_options *opt, size_t index, const etl_schema_registry *base, int schema_status,
-                       etl_schema_registry *exported)
+                       etl_schema_registry *exported, etl_worker_pool **workers)
 {
     char *stem = etlconv_each_stem(opt, index);
     char *main_name = stem ? with_extension(stem, opt->format->extension, opt->gzip_output) : NULL;
@@ -131,7 +132,7 @@ static int convert_one(const etlconv_options *opt, size_t index, const etl_schem
     } else if (make_parents(main_name) == 0) {
         etlconv_job job = {(const char *const *)&opt->inputs[index], 1, main_name, !opt->summary_only,
                            opt->summary || opt->summary_only ? summary_name : NULL, exported,
-                           opt->report ? report_name : NULL, NULL};
+                           opt->report ? report_name : NULL, NULL, workers};
         status = etlconv_convert(opt, registry, &job);
         if (status == ETLCONV_EXIT_OK) status = schema_status;  /* a partial schema load is a warning */
     }
@@ -158,7 +159,7 @@ static int run_parallel(const etlconv_options *opt, const etl_schema_registry *b
             fflush(stderr);
             pid_t pid = fork();
             if (pid == 0) {
-                int rc = convert_one(opt, next, base, schema_status, NULL);
+                int rc = convert_one(opt, next, base, schema_status, NULL, NULL);
                 fflush(stdout);
                 fflush(stderr);
                 _exit(rc);
@@ -195,9 +196,11 @@ int etlconv_run_each(const etlconv_options *opt, const etl_schema_registry *base
     }
     if (opt->jobs > 1) return run_parallel(opt, base, schema_status);
     int status = ETLCONV_EXIT_OK;
+    etl_worker_pool *workers = NULL;  /* -j N: the same N threads convert every file in turn */
     for (size_t i = 0; i < opt->input_count; i++) {
-        int rc = convert_one(opt, i, base, schema_status, exported);
+        int rc = convert_one(opt, i, base, schema_status, exported, &workers);
         if (rc > status) status = rc;
     }
+    etl_worker_pool_free(workers);
     return status;
 }

@@ -33,7 +33,7 @@ static void on_signal(int sig)
 static int run_merged(const etlconv_options *opt, etl_schema_registry *registry, etl_schema_registry *exported)
 {
     etlconv_job job = {(const char *const *)opt->inputs, opt->input_count, opt->output, 1, NULL, exported,
-                       opt->report ? opt->report_file : NULL, opt->interpreted_file};
+                       opt->report ? opt->report_file : NULL, opt->interpreted_file, NULL};
     if (opt->tracerpt && !opt->output) job.write_main = 0;  /* tracerpt mode: files only, never the console */
     if (opt->summary_only) {
         job.write_main = 0;

@@ -571,8 +571,9 @@ int etl_schema_registry_add(etl_schema_registry *r, const etl_event_info *info, 
 uint64_t etl_schema_registry_generation(const etl_schema_registry *r)
 {
     if (!r) return 0;
-    /* both only grow: the sum changes whenever either does */
-    return atomic_load_explicit(&r->generation, memory_order_relaxed) + etl_schema_registry_generation(r->base);
+    /* both only grow: the sum changes whenever either does (a base has no base) */
+    uint64_t g = atomic_load_explicit(&r->generation, memory_order_relaxed);
+    return r->base ? g + atomic_load_explicit(&r->base->generation, memory_order_relaxed) : g;
 }
 
 /* What one registry holds for a key: the exact version, else the nearest version below and above it. */
