@@ -3,10 +3,12 @@
  * a "NAME.value" member with the number. */
 #include "json_value.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "decode/value_kind.h"
 #include "fast_text.h"
+#include "text_cache.h"
 
 #define MAX_NESTING 64
 
@@ -22,12 +24,116 @@ static const unsigned char special[256] = {
 #undef R16
 };
 
+/* The number of bytes at the start of s that a JSON string copies as is (s[result] is special: NUL at the
+ * latest). Four table tests per step: each byte is read only after the one before it was found not NUL. */
+static inline size_t clean_prefix(const char *text)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t n = 0;; n += 4) {
+        if (special[s[n]]) return n;
+        if (special[s[n + 1]]) return n + 1;
+        if (special[s[n + 2]]) return n + 2;
+        if (special[s[n + 3]]) return n + 3;
+    }
+}
+
+#define ESCAPE_GROWTH 6
+
+/* The SWAR test of `special`: controls (NUL among them), '"', '\\' and non-ASCII, 8 bytes at a time. */
+static inline uint64_t special8(uint64_t x)
+{
+    return fmt_swar_nonprint(x) | fmt_swar_byte(x, '"') | fmt_swar_byte(x, '\\');
+}
+
+/* Escapes [s, limit) at *out (room: ESCAPE_GROWTH bytes per input byte, \\u00XX for a control, + 8); a UTF-8
+ * sequence that starts before limit is read up to `end` (the text's end), so cutting a text into pieces
+ * changes nothing. Returns where it stopped (>= limit). Clean text is copied 8 bytes at a time while it is
+ * checked (the room allows writing a whole word past a special byte: it is overwritten). */
+static const unsigned char *escape_some(char **out, const unsigned char *s, const unsigned char *limit,
+                                        const unsigned char *end)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    char *p = *out;
+    for (;;) {
+        uint64_t x, m;
+        while (limit - s >= 8) {
+            memcpy(&x, s, 8);
+            memcpy(p, &x, 8);
+            if ((m = special8(x)) != 0) { /* the lowest flag is a true hit */
+                unsigned k = (unsigned)__builtin_ctzll(m) >> 3;
+                s += k, p += k;
+                goto hit;
+            }
+            s += 8, p += 8;
+        }
+        while (s < limit && !special[*s]) *p++ = (char)*s++;
+        if (s == limit) break;
+    hit:;
+        unsigned c = *s;
+        if (c < 0x80) {
+            s++;
+            *p++ = '\\';
+            switch (c) {
+            case '"': *p++ = '"'; break;
+            case '\\': *p++ = '\\'; break;
+            case '\n': *p++ = 'n'; break;
+            case '\r':
+                *p++ = 'r';
+                if (s < limit && *s == '\n') { /* message lines end in CRLF: one step */
+                    FMT_W_LIT(p, "\\n");
+                    s++;
+                }
+                break;
+            case '\t': *p++ = 't'; break;
+            case '\b': *p++ = 'b'; break;
+            case '\f': *p++ = 'f'; break;
+            default: /* another control character: \u00XX */
+                FMT_W_LIT(p, "u00");
+                *p++ = hex[c >> 4];
+                *p++ = hex[c & 0xF];
+            }
+        } else {
+            uint32_t cp;  /* a UTF-8 sequence is at most 4 bytes */
+            size_t used = etl_utf8_decode(s, end - s < 4 ? (size_t)(end - s) : 4, &cp);
+            if (cp == 0xFFFD) /* malformed (or U+FFFD itself): its UTF-8 */
+                FMT_W_LIT(p, "\xEF\xBF\xBD");
+            else
+                p = fmt_w_mem(p, (const char *)s, used);
+            s += used;
+        }
+        if (s >= limit) break;
+    }
+    *out = p;
+    return s;
+}
+
+/* Longer texts are escaped in pieces of this size (the line buffer grows by at most 6 times it). */
+#define ESCAPE_PIECE 65536u
+
+/* The n bytes of value (no NUL among them) as a JSON string, quotes included. */
+static void put_string_n(fmt_buf *tb, const char *value, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)value, *end = s + n;
+    char *p = fmt_put_begin(tb, (n < ESCAPE_PIECE ? n : ESCAPE_PIECE) * ESCAPE_GROWTH + 8);
+    if (!p) return;
+    *p++ = '"';
+    for (;;) {
+        s = escape_some(&p, s, (size_t)(end - s) > ESCAPE_PIECE ? s + ESCAPE_PIECE : end, end);
+        if (s == end) break;
+        fmt_put_end(tb, p);
+        size_t left = (size_t)(end - s);
+        if (!(p = fmt_put_begin(tb, (left < ESCAPE_PIECE ? left : ESCAPE_PIECE) * ESCAPE_GROWTH + 8)))
+            return;
+    }
+    *p++ = '"';
+    fmt_put_end(tb, p);
+}
+
 void fmt_json_string(fmt_buf *tb, const char *value)
 {
     if (!value) value = "";
-    size_t n = 0;  /* one pass: length and "as is" (most names and values are short) */
-    while (!special[(unsigned char)value[n]]) n++;
-    if (!value[n]) { /* the loop below would copy it in one run */
+    size_t n = clean_prefix(value);  /* one pass: length and "as is" (most names and values are short) */
+    if (!value[n]) {
         char *p = fmt_put_begin(tb, n + 2);
         if (!p) return;
         *p++ = '"';
@@ -36,37 +142,7 @@ void fmt_json_string(fmt_buf *tb, const char *value)
         fmt_put_end(tb, p);
         return;
     }
-    etl_textbuf_putc(tb, '"');
-    const unsigned char *s = (const unsigned char *)value;
-    for (;;) {
-        size_t run = 0;  /* printable ASCII that needs no escape goes in as one block */
-        while (!special[s[run]]) run++;
-        etl_textbuf_append(tb, (const char *)s, run);
-        s += run;
-        if (*s == '\0') break;
-        uint32_t cp;
-        size_t avail = 1;  /* a UTF-8 sequence is at most 4 bytes: no need to measure the rest */
-        while (avail < 4 && s[avail]) avail++;
-        size_t used = etl_utf8_decode(s, avail, &cp);
-        switch (cp) {
-        case '"': FMT_PUT_LIT(tb, "\\\""); break;
-        case '\\': FMT_PUT_LIT(tb, "\\\\"); break;
-        case '\n': FMT_PUT_LIT(tb, "\\n"); break;
-        case '\r': FMT_PUT_LIT(tb, "\\r"); break;
-        case '\t': FMT_PUT_LIT(tb, "\\t"); break;
-        case '\b': FMT_PUT_LIT(tb, "\\b"); break;
-        case '\f': FMT_PUT_LIT(tb, "\\f"); break;
-        default:
-            if (cp < 0x20)
-                etl_textbuf_printf(tb, "\\u%04X", (unsigned)cp);
-            else if (cp == 0xFFFD)
-                fmt_buf_put_codepoint(tb, cp);
-            else
-                etl_textbuf_append(tb, (const char *)s, used);
-        }
-        s += used;
-    }
-    etl_textbuf_putc(tb, '"');
+    put_string_n(tb, value, n + strlen(value + n));
 }
 
 void fmt_json_u64(fmt_buf *tb, uint64_t value, int as_string)
@@ -75,35 +151,6 @@ void fmt_json_u64(fmt_buf *tb, uint64_t value, int as_string)
     if (as_string) etl_textbuf_putc(tb, '"');
     etl_textbuf_puts(tb, fmt_u64(value, num));
     if (as_string) etl_textbuf_putc(tb, '"');
-}
-
-static void put_scalar(fmt_buf *tb, const etl_field *f, etl_value_kind kind, int wide_as_string)
-{
-    const char *text;
-    switch (kind) {
-    case ETL_VALUE_INTEGER:
-        text = etl_value_integer_text(f->value);
-        if (!text) {
-            etl_textbuf_puts(tb, "null");  /* a value that did not fit its type */
-        } else if (wide_as_string && etl_value_is_wide(f->in_type)) {
-            etl_textbuf_putc(tb, '"');
-            etl_textbuf_puts(tb, text);
-            etl_textbuf_putc(tb, '"');
-        } else {
-            etl_textbuf_puts(tb, text);
-        }
-        return;
-    case ETL_VALUE_FLOAT:
-        etl_textbuf_puts(tb, etl_value_is_json_number(f->value) ? f->value : "null");
-        return;
-    case ETL_VALUE_BOOLEAN:
-        if (f->value && (strcmp(f->value, "true") == 0 || strcmp(f->value, "false") == 0))
-            etl_textbuf_puts(tb, f->value);
-        else
-            etl_textbuf_puts(tb, "null");
-        return;
-    default: fmt_json_string(tb, f->value); return;
-    }
 }
 
 static void put_mapped_number(fmt_buf *tb, const etl_decoded_event *ev, size_t i, int wide_as_string)
@@ -115,19 +162,126 @@ static void put_mapped_number(fmt_buf *tb, const etl_decoded_event *ev, size_t i
         etl_textbuf_puts(tb, "null");
 }
 
-static void put_key(fmt_buf *tb, const char *name, const char *suffix)
+void fmt_json_key(fmt_buf *tb, const char *name)
 {
     fmt_json_string(tb, name);
-    if (suffix) {  /* "NAME.value": the closing quote moves after the suffix */
-        tb->length--;
-        etl_textbuf_puts(tb, suffix);
-        etl_textbuf_putc(tb, '"');
-    }
     etl_textbuf_putc(tb, ':');
 }
 
+static void put_key(fmt_buf *tb, const char *name, const char *suffix)
+{
+    if (!suffix) {
+        fmt_json_key(tb, name);
+        return;
+    }
+    fmt_json_string(tb, name);
+    tb->length--;  /* "NAME.value": the closing quote moves after the suffix */
+    etl_textbuf_puts(tb, suffix);
+    FMT_PUT_LIT(tb, "\":");
+}
+
+/* The length of an integer's text when etl_value_integer_text accepts it (decimal, no leading zero), else 0;
+ * one pass instead of that check and a strlen (each byte read only after the one before it was not NUL). */
+__attribute__((always_inline)) static inline size_t integer_length(const char *s)
+{
+    if (!s) return 0;
+    const char *start = s + (s[0] == '-'), *p = start;
+    if (*p == '0') return p[1] ? 0 : (size_t)(p + 1 - s);
+    for (;; p += 2) {
+        if ((unsigned)(p[0] - '0') >= 10) break;
+        if ((unsigned)(p[1] - '0') >= 10) {
+            p++;
+            break;
+        }
+    }
+    return *p || p == start ? 0 : (size_t)(p - s);
+}
+
+/* Kinds by in/out type for fields without a value map (etl_value_kind_of's answers, asked once): the kind is
+ * needed for every value and the rule's chain of tests showed in profiles. */
+#define KIND_IN_TYPES 32
+#define KIND_OUT_TYPES 64
+static unsigned char kind_table[KIND_IN_TYPES][KIND_OUT_TYPES];
+static pthread_once_t kind_table_once = PTHREAD_ONCE_INIT;
+
+static void fill_kind_table(void)
+{
+    for (uint16_t in = 0; in < KIND_IN_TYPES; in++)
+        for (uint16_t out = 0; out < KIND_OUT_TYPES; out++)
+            kind_table[in][out] = (unsigned char)etl_value_kind_of(in, out, NULL);
+}
+
+static inline etl_value_kind kind_of(const etl_field *f)
+{
+    const etl_map_info *map = f->property ? f->property->map : NULL;
+    if (f->in_type < KIND_IN_TYPES && f->out_type < KIND_OUT_TYPES && !(map && map->entry_count))
+        return (etl_value_kind)kind_table[f->in_type][f->out_type];
+    return etl_value_kind_of(f->in_type, f->out_type, map);
+}
+
+/* put_value's less common cases: a string that needs escaping, a float, a boolean. */
+static void put_value_other(fmt_buf *tb, int comma, const char *key, size_t key_length, const etl_field *f,
+                            etl_value_kind kind, size_t scanned)
+{
+    char *p = fmt_put_begin(tb, key_length + 1);
+    if (!p) return;
+    if (comma) *p++ = ',';
+    fmt_put_end(tb, fmt_w_mem(p, key, key_length));
+    if (kind == ETL_VALUE_FLOAT)
+        etl_textbuf_puts(tb, etl_value_is_json_number(f->value) ? f->value : "null");
+    else if (kind == ETL_VALUE_BOOLEAN)
+        etl_textbuf_puts(tb, f->value && (strcmp(f->value, "true") == 0 || strcmp(f->value, "false") == 0)
+                                 ? f->value : "null");
+    else /* the first `scanned` bytes need no escaping */
+        put_string_n(tb, f->value, scanned + strlen(f->value + scanned));
+}
+
+/* [,]KEY VALUE: the separator (comma), the member key text (key_length bytes, 0 in an array) and the value
+ * of f in its kind; integers and strings that need no escaping (most values) through one reservation. */
+__attribute__((always_inline)) static inline void put_value(fmt_buf *tb, int comma, const char *key,
+                                                            size_t key_length, const etl_field *f,
+                                                            etl_value_kind kind, int wide_as_string)
+{
+    char *p;
+    if (kind == ETL_VALUE_INTEGER) {
+        size_t n = integer_length(f->value);
+        int quoted = n && wide_as_string && etl_value_is_wide(f->in_type);
+        if (!(p = fmt_put_begin(tb, key_length + n + 8))) return;
+        if (comma) *p++ = ',';
+        p = fmt_w_mem(p, key, key_length);
+        if (!n) {
+            FMT_W_LIT(p, "null");  /* a value that did not fit its type */
+        } else {
+            if (quoted) *p++ = '"';
+            p = fmt_w_mem(p, f->value, n);
+            if (quoted) *p++ = '"';
+        }
+        fmt_put_end(tb, p);
+        return;
+    }
+    if (kind == ETL_VALUE_FLOAT || kind == ETL_VALUE_BOOLEAN) {
+        put_value_other(tb, comma, key, key_length, f, kind, 0);
+        return;
+    }
+    /* a string (mapped values: their names) */
+    const char *v = f->value ? f->value : "";
+    size_t n = clean_prefix(v);
+    if (v[n]) {
+        put_value_other(tb, comma, key, key_length, f, kind, n);
+        return;
+    }
+    if (!(p = fmt_put_begin(tb, key_length + n + 4))) return;
+    if (comma) *p++ = ',';
+    p = fmt_w_mem(p, key, key_length);
+    *p++ = '"';
+    p = fmt_w_mem(p, v, n);
+    *p++ = '"';
+    fmt_put_end(tb, p);
+}
+
 /* The walk behind fmt_json_members (root '{': members) and fmt_json_value (root 0: one bare value). */
-static size_t put_range(fmt_buf *tb, const etl_decoded_event *ev, size_t first, size_t end, int root, int flags)
+static size_t put_range(fmt_buf *tb, const etl_decoded_event *ev, size_t first, size_t end, int root, int flags,
+                        const fmt_static_names *names)
 {
     int wide_as_string = (flags & FMT_JSON_WIDE_STRINGS) != 0, map_numbers = !(flags & FMT_JSON_NO_MAP_NUMBERS);
     char open[MAX_NESTING];  /* '{' or '[' per open container */
@@ -135,10 +289,24 @@ static size_t put_range(fmt_buf *tb, const etl_decoded_event *ev, size_t first, 
     size_t begin_at[MAX_NESTING];
     int top = 0, skipped = 0;
     size_t members = 0;
+    pthread_once(&kind_table_once, fill_kind_table);
     open[0] = (char)root;
-    fresh[0] = 1;
     begin_at[0] = first;
-    for (size_t i = first; i < end && i < ev->field_count; i++) {
+    size_t i = first, stop = end < ev->field_count ? end : ev->field_count;
+    if (names && root == '{') { /* the usual event: top-level values with cached keys, one short step each */
+        for (; i < stop; i++) {
+            const etl_field *f = &ev->fields[i];
+            const char *key;
+            size_t key_length;
+            if (f->kind != ETL_FIELD_VALUE || (key = fmt_static_name(names, f, &key_length)) == NULL) break;
+            etl_value_kind kind = kind_of(f);
+            if (kind == ETL_VALUE_MAPPED && map_numbers) break;
+            put_value(tb, members != 0, key, key_length, f, kind, wide_as_string);
+            members++;
+        }
+    }
+    fresh[0] = members == 0;
+    for (; i < stop; i++) {
         const etl_field *f = &ev->fields[i];
         int begins = f->kind == ETL_FIELD_STRUCT_BEGIN || f->kind == ETL_FIELD_ARRAY_BEGIN;
         if (f->kind == ETL_FIELD_STRUCT_END || f->kind == ETL_FIELD_ARRAY_END) {
@@ -172,11 +340,12 @@ static size_t put_range(fmt_buf *tb, const etl_decoded_event *ev, size_t first, 
             continue;
         }
         if (top == 0 && root == 0 && !fresh[0]) break;  /* one bare value only */
-        if (!fresh[top]) etl_textbuf_putc(tb, ',');
+        int comma = !fresh[top];
         fresh[top] = 0;
         if (top == 0) members++;
-        if (open[top] == '{') put_key(tb, f->name, NULL);
         if (begins) {
+            if (comma) etl_textbuf_putc(tb, ',');
+            if (open[top] == '{') put_key(tb, f->name, NULL);
             top++;
             open[top] = f->kind == ETL_FIELD_STRUCT_BEGIN ? '{' : '[';
             fresh[top] = 1;
@@ -184,11 +353,23 @@ static size_t put_range(fmt_buf *tb, const etl_decoded_event *ev, size_t first, 
             etl_textbuf_putc(tb, open[top]);
             continue;
         }
-        etl_value_kind kind = etl_value_kind_of(f->in_type, f->out_type, f->property ? f->property->map : NULL);
-        put_scalar(tb, f, kind, wide_as_string);
+        etl_value_kind kind = kind_of(f);
+        const char *key = NULL;
+        size_t key_length = 0;
+        if (open[top] == '{' && !(names && (key = fmt_static_name(names, f, &key_length)) != NULL)) {
+            if (comma) etl_textbuf_putc(tb, ',');
+            comma = 0;
+            put_key(tb, f->name, NULL);
+        }
+        put_value(tb, comma, key, key_length, f, kind, wide_as_string);
         if (kind == ETL_VALUE_MAPPED && open[top] == '{' && map_numbers) {
             etl_textbuf_putc(tb, ',');
-            put_key(tb, f->name, ".value");
+            if (key) { /* "NAME.value": the cached "NAME": without its last two bytes */
+                etl_textbuf_append(tb, key, key_length - 2);
+                FMT_PUT_LIT(tb, ".value\":");
+            } else {
+                put_key(tb, f->name, ".value");
+            }
             put_mapped_number(tb, ev, i, wide_as_string);
         }
         if (top == 0 && root == 0) break;
@@ -199,12 +380,18 @@ static size_t put_range(fmt_buf *tb, const etl_decoded_event *ev, size_t first, 
 
 size_t fmt_json_members(fmt_buf *tb, const etl_decoded_event *ev, size_t first, size_t end, int flags)
 {
-    return put_range(tb, ev, first, end, '{', flags);
+    return put_range(tb, ev, first, end, '{', flags, NULL);
+}
+
+size_t fmt_json_fields(fmt_buf *tb, const etl_decoded_event *ev, int flags, const fmt_static_text *keys)
+{
+    fmt_static_names names = fmt_static_names_of(keys, ev);
+    return put_range(tb, ev, 0, ev->field_count, '{', flags, names.properties ? &names : NULL);
 }
 
 void fmt_json_value(fmt_buf *tb, const etl_decoded_event *ev, size_t first, size_t end, int flags)
 {
     size_t before = tb->length;
-    put_range(tb, ev, first, end, 0, flags);
+    put_range(tb, ev, first, end, 0, flags, NULL);
     if (tb->length == before) etl_textbuf_puts(tb, "null");
 }

@@ -28,6 +28,14 @@ enum {
  * text is valid whatever the decoder delivered. Returns the number of members written. */
 size_t fmt_json_members(fmt_buf *tb, const etl_decoded_event *ev, size_t first, size_t end, int flags);
 
+/* fmt_json_members of all of ev's fields, with the member keys of its schema's properties taken from `keys`
+ * (a static text whose property parts are fmt_json_key's text, text_cache.h). */
+struct fmt_static_text;
+size_t fmt_json_fields(fmt_buf *tb, const etl_decoded_event *ev, int flags, const struct fmt_static_text *keys);
+
+/* "NAME": (a member key). */
+void fmt_json_key(fmt_buf *tb, const char *name);
+
 /* One value: field `first` (a scalar, or a struct/array up to its matching end marker, at most `end`). */
 void fmt_json_value(fmt_buf *tb, const etl_decoded_event *ev, size_t first, size_t end, int flags);
 

@@ -147,16 +147,23 @@ static void jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *
         put_part(tb, s, SEG_SOURCE);
     else
         put_source(tb, ev);
-    put_member(tb, "status", ev->status == ETL_DECODE_OK ? "ok" : ev->status == ETL_DECODE_NO_SCHEMA ? "no_schema"
-                                                                                                   : "error");
+    if (ev->status == ETL_DECODE_OK)
+        FMT_PUT_LIT(tb, ",\"status\":\"ok\"");
+    else if (ev->status == ETL_DECODE_NO_SCHEMA)
+        FMT_PUT_LIT(tb, ",\"status\":\"no_schema\"");
+    else
+        FMT_PUT_LIT(tb, ",\"status\":\"error\"");
     if (ev->status == ETL_DECODE_NO_SCHEMA) {
         etl_textbuf_puts(tb, ",\"fields\":{}");
         etl_textbuf_puts(tb, ",\"payload\":\"");
         fmt_buf_put_hex(tb, r->user_data, r->user_data_length, 1);
         etl_textbuf_putc(tb, '"');
     } else {
-        etl_textbuf_puts(tb, ",\"fields\":{");
-        fmt_json_members(tb, ev, 0, ev->field_count, wide ? FMT_JSON_WIDE_STRINGS : 0);
+        FMT_PUT_LIT(tb, ",\"fields\":{");
+        if (s)
+            fmt_json_fields(tb, ev, wide ? FMT_JSON_WIDE_STRINGS : 0, s);
+        else
+            fmt_json_members(tb, ev, 0, ev->field_count, wide ? FMT_JSON_WIDE_STRINGS : 0);
         etl_textbuf_putc(tb, '}');
         if (ev->status == ETL_DECODE_OK && ev->undecoded_length) {
             /* bytes after the last property (a newer event version); tracerpt drops them, we keep them */
@@ -185,7 +192,7 @@ static void jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *
         put_number(tb, "sequence", r->wpp_sequence);
         etl_textbuf_putc(tb, '}');
     }
-    etl_textbuf_puts(tb, ",\"schema\":" FMT_JSON_SCHEMA_TEXT "}\n");
+    FMT_PUT_LIT(tb, ",\"schema\":" FMT_JSON_SCHEMA_TEXT "}\n");
 }
 
 
@@ -214,9 +221,15 @@ static int jsonl_begin(void *state)
     return fmt_buf_flush(&st->line, &st->sink);
 }
 
+/* The cache also holds each property's member key ("NAME":, fmt_json_fields). */
 static void *jsonl_create(const etl_sink *sink, const etl_writer_options *options)
 {
-    return fmt_line_writer_create_cached(sink, options, SEGMENTS, build_static);
+    fmt_line_writer *st = fmt_line_writer_create(sink, options);
+    if (st && !(st->cache = fmt_text_cache_new(SEGMENTS, build_static, fmt_json_key, st))) {
+        fmt_line_writer_destroy(st);
+        return NULL;
+    }
+    return st;
 }
 
 const etl_writer_format etl_writer_jsonl = {

@@ -103,20 +103,7 @@ static void test_crafted_bytes(void **state)
 
 static void on_event(const etl_decoded_event *ev, void *ctx)
 {
-    oracle *o = ctx;
-    compare(o, ev->provider_name);
-    compare(o, ev->event_name);
-    compare(o, ev->task_name);
-    compare(o, ev->opcode_name);
-    compare(o, ev->level_name);
-    compare(o, ev->channel_name);
-    compare(o, ev->message);
-    for (uint32_t i = 0; ev->keyword_names && i < ev->keyword_name_count; i++) compare(o, ev->keyword_names[i]);
-    if (ev->info) compare(o, ev->info->provider_name);
-    for (size_t i = 0; i < ev->field_count; i++) {
-        compare(o, ev->fields[i].name);
-        compare(o, ev->fields[i].value);
-    }
+    corpus_event_strings(ev, compare_string, ctx);
 }
 
 static void test_every_corpus_string(void **state)

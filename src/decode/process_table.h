@@ -50,6 +50,11 @@ int etl_process_table_copy(etl_process_table *dst, const etl_process_table *src)
 int etl_process_table_describe(const etl_process_table *t, etl_textbuf *out);
 /* The table a decoder learns into (decoder.c). */
 const etl_process_table *etl_decoder_process_table(const etl_decoder *decoder);
+/* Its ETL_DECODER_* flags (a first pass learning on a decoder of its own decodes as this one does). */
+unsigned etl_decoder_flags(const etl_decoder *decoder);
+/* Observations left out because they did not fit the table's bounds (see process_table.c): a hostile or
+ * extreme trace; the events they concern may then show no or an older process name. */
+uint64_t etl_process_table_dropped(const etl_process_table *t);
 
 /* "Idle" from "Idle", "Test.x86" from "\Device\...\Test.x86.exe": writes at most cap-1 bytes, cut on a
  * character boundary. */

@@ -419,8 +419,12 @@ int etl_learn_processes_by_stream(etl_decoder *decoder, etl_schema_registry *reg
     pthread_mutex_init(&sh.lock, NULL);
     pthread_cond_init(&sh.go, NULL);
     pthread_cond_init(&sh.came_back, NULL);
-    etl_decoder *blank = etl_decoder_new(registry, walkers[0].trace);  /* to undo a partial replay */
-    int rc = sh.marks && sh.owner && blank ? ETL_OK : ETL_ERR_NOMEM;
+    /* The replay learns into a decoder of its own, without diagnostics, and hands its table over only when all
+     * went through and nothing was left out at the table's bounds (which observations are left out depends on
+     * the order: the merged pass decides then, and warns where it should). */
+    etl_decoder *into = etl_decoder_new(registry, walkers[0].trace);
+    if (into) etl_decoder_set_flags(into, etl_decoder_flags(decoder));
+    int rc = sh.marks && sh.owner && into ? ETL_OK : ETL_ERR_NOMEM;
     for (unsigned i = 0; i < n; i++) {
         walkers[i].shared = &sh;
         walkers[i].index = i;
@@ -435,25 +439,22 @@ int etl_learn_processes_by_stream(etl_decoder *decoder, etl_schema_registry *reg
     if (rc == ETL_OK && sh.helpers && !(walkers[0].warm = etl_decoder_new(registry, walkers[0].trace)))
         rc = ETL_ERR_NOMEM;
     round_plan plan = plan_rounds(walkers[0].trace, paths[0], round_bytes ? round_bytes : ROUND_BYTES);
-    int replayed = 0;
     for (unsigned r = 0; rc == ETL_OK && r < plan.rounds; r++) {
         sh.round_end = round_end(&plan, r);
         run_round(walkers, &sh);
         for (unsigned i = 0; i < sh.walkers; i++)
             if (walkers[i].status != WALK_OK) rc = ETL_LEARN_BY_STREAM_NOT;
-        if (rc == ETL_OK) {
-            rc = replay(decoder, walkers, sh.walkers);
-            replayed = 1;
-        }
+        if (rc == ETL_OK) rc = replay(into, walkers, sh.walkers);
     }
     pthread_mutex_lock(&sh.lock);
     sh.done = 1;
     pthread_cond_broadcast(&sh.go);
     pthread_mutex_unlock(&sh.lock);
     for (unsigned i = 1; i <= sh.helpers; i++) pthread_join(walkers[i].thread, NULL);
-    if (rc != ETL_OK && replayed && blank && etl_decoder_copy_processes(decoder, blank) != ETL_OK) rc = ETL_ERR_NOMEM;
+    if (rc == ETL_OK && etl_process_table_dropped(etl_decoder_process_table(into))) rc = ETL_LEARN_BY_STREAM_NOT;
+    if (rc == ETL_OK) rc = etl_decoder_copy_processes(decoder, into);
     etl_decoder_free(walkers[0].warm);
-    etl_decoder_free(blank);
+    etl_decoder_free(into);
     pthread_cond_destroy(&sh.go);
     pthread_cond_destroy(&sh.came_back);
     pthread_mutex_destroy(&sh.lock);

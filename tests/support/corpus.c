@@ -137,3 +137,17 @@ void corpus_short_strings(corpus_string_fn on_string, void *ctx)
         }
     }
 }
+
+void corpus_event_strings(const etl_decoded_event *ev, corpus_string_fn on_string, void *ctx)
+{
+    const char *const names[] = {ev->provider_name, ev->event_name,   ev->task_name,    ev->opcode_name,
+                                 ev->level_name,    ev->channel_name, ev->message,      ev->process_name,
+                                 ev->error,         ev->info ? ev->info->provider_name : NULL,
+                                 ev->info ? ev->info->event_name : NULL};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) on_string(names[i], ctx);
+    for (uint32_t i = 0; ev->keyword_names && i < ev->keyword_name_count; i++) on_string(ev->keyword_names[i], ctx);
+    for (size_t i = 0; i < ev->field_count; i++) {
+        on_string(ev->fields[i].name, ctx);
+        on_string(ev->fields[i].value, ctx);
+    }
+}

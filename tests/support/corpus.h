@@ -36,4 +36,9 @@ size_t corpus_decode_all(corpus_event_fn on_event, void *ctx);
 typedef void (*corpus_string_fn)(const char *text, void *ctx);
 void corpus_short_strings(corpus_string_fn on_string, void *ctx);
 
+/* Calls on_string with every string of a decoded event a writer can escape (names, display names, message,
+ * process name, error, keyword names, the schema's provider and event names, field names and values; NULLs
+ * included). */
+void corpus_event_strings(const etl_decoded_event *event, corpus_string_fn on_string, void *ctx);
+
 #endif
