@@ -312,7 +312,7 @@ static int replay(etl_decoder *decoder, walker *walkers, unsigned count)
             all->kept = grown;
             all->kept_capacity = n;
         }
-        memcpy(all->kept + all->kept_count, w->kept, w->kept_count * sizeof *w->kept);
+        if (w->kept_count) memcpy(all->kept + all->kept_count, w->kept, w->kept_count * sizeof *w->kept);
         all->kept_count = n;
         w->kept_count = 0;
     }
@@ -323,7 +323,7 @@ static int replay(etl_decoder *decoder, walker *walkers, unsigned count)
     for (size_t k = 0; k < all->tid_capacity; k++)
         if (all->tids[k].used) tids[tid_count++] = all->tids[k];
     qsort(tids, tid_count, sizeof *tids, by_tid_key);
-    qsort(all->kept, all->kept_count, sizeof *all->kept, by_kept_key);
+    if (all->kept_count) qsort(all->kept, all->kept_count, sizeof *all->kept, by_kept_key);
     int rc = ETL_OK;
     size_t t = 0, e = 0;
     while (rc == ETL_OK && (t < tid_count || e < all->kept_count)) {
