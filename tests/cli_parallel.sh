@@ -22,6 +22,15 @@ for args in "-of xml" "-of csv --csv-compat" "-of table --columns time,pid,tid,c
     $ETLCONV -q -j 2 $args "$P" > "$T/many"; rcj=$?
     cmp -s "$T/one" "$T/many" && [ $rc1 = $rcj ]; ok $? "TraceLoggingTester $args: -j 2 equals -j 1"
 done
+# relative --from/--to on a trace whose header has no StartTime count from the first event: every worker
+# binds them to the same event (each used to bind to the first record it rendered itself)
+gzip -dc "$P" > "$T/nostart.etl"
+printf '\0\0\0\0\0\0\0\0' | dd of="$T/nostart.etl" bs=1 seek=368 conv=notrunc 2>/dev/null  # StartTime at 0x170
+$ETLCONV --info "$T/nostart.etl" 2>/dev/null | grep -q '^StartTime	1601-01-01T00:00:00'; ok $? "StartTime zeroed"
+$ETLCONV -q -j 1 -of csv --from 0.3 --to 0.9 "$T/nostart.etl" > "$T/one"; rc1=$?
+ETLCONV_BATCH_RECORDS=100 $ETLCONV -q -j 2 -of csv --from 0.3 --to 0.9 "$T/nostart.etl" > "$T/many"; rcj=$?
+cmp -s "$T/one" "$T/many" && [ $rc1 = $rcj ] && [ "$(wc -l < "$T/one")" -gt 1000 ]
+ok $? "no StartTime, --from 0.3 --to 0.9: -j 2 equals -j 1 ($(wc -l < "$T/one") rows)"
 # writers that need every event in order stay on one thread and still work with -j
 $ETLCONV -q -j 2 -of summary "$P" > "$T/s2"; $ETLCONV -q -j 1 -of summary "$P" > "$T/s1"
 diff "$T/s1" "$T/s2" | grep -v -i 'elapsed\|seconds\|^---\|^[0-9]' | grep -q . ; check $? 1 "summary with -j 2 (one thread) equals -j 1 but for the elapsed time"

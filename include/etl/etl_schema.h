@@ -161,6 +161,16 @@ typedef struct etl_schema_registry etl_schema_registry;
 etl_schema_registry *etl_schema_registry_new(void);
 void etl_schema_registry_free(etl_schema_registry *registry);
 
+/* A registry over `base` (a plain registry, which must outlive it): adds go to the overlay; lookups and visits
+ * see both as one registry that got the base's adds first and the overlay's after (precedence by source, the
+ * overlay's entry on a tie). For what one conversion learns from its trace on top of schemas parsed once. */
+etl_schema_registry *etl_schema_registry_new_overlay(const etl_schema_registry *base);
+/* The overlay's base; NULL for a plain registry. */
+const etl_schema_registry *etl_schema_registry_base(const etl_schema_registry *registry);
+/* Makes a loaded registry safe to read from several threads (directly or as the base of their overlays):
+ * after this call it takes no adds but its own deferred loads, which run under its lock. */
+int etl_schema_registry_share(etl_schema_registry *registry);
+
 /* A new, never reused etl_event_info.serial (thread-safe). */
 uint64_t etl_event_info_next_serial(void);
 

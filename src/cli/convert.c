@@ -43,7 +43,7 @@ static void report_decode_error(run *r, const etl_event_record *record, const ch
 }
 
 /* Trace start for relative --from/--to: the earliest log-file header start time, else the first event. */
-static void bind_filters(run *r, int64_t first_event_time)
+void etlconv_bind_filters(run *r, int64_t first_event_time)
 {
     int64_t start = INT64_MAX;
     for (size_t i = 0; i < etl_trace_file_count(r->trace); i++) {
@@ -61,7 +61,7 @@ int etlconv_on_event(const etl_event_record *record, void *ctx)
     const etl_decoded_event *ev;
     /* Filters look at what etl_decode_begin gives (header, schema, names): an event they drop is never rendered.
      * --stable numbers the process of every event, so it needs them all decoded. */
-    if (!r->filters_bound) bind_filters(r, record->header.timestamp);
+    if (!r->filters_bound) etlconv_bind_filters(r, record->header.timestamp);
     int rc = etl_decode_begin(r->decoder, record, &ev);
     int passed = rc == ETL_OK && (!r->filtering || etlconv_filter_match(&r->filters, ev)) &&
                  etlconv_activity_match(&r->activity, record);

@@ -14,6 +14,8 @@ typedef struct etlconv_job {
     etl_schema_registry *export_to; /* -export: every description an event was decoded with goes here */
     const char *report_output;      /* -report FILE, or NULL */
     const char *interpreted_output; /* -int FILE, or NULL */
+    struct etl_worker_pool **workers; /* --each: the -j threads kept from one file to the next (created by the
+                                       * first parallel conversion); NULL: each conversion starts its own */
 } etlconv_job;
 
 /* Returns an ETLCONV_EXIT_* status; errors are printed as one line each. */
@@ -23,5 +25,10 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
  * ETLCONV_EXIT_WARNINGS when a path loaded only in part (warning printed: the conversion goes on); or
  * ETLCONV_EXIT_FAILURE after printing an error naming the file when nothing of a path could be loaded. */
 int etlconv_load_schemas(const etlconv_options *opt, etl_schema_registry *registry);
+
+/* The run's base registry: etlconv_load_schemas, the kernel MOF tables, then shared (read-only, safe from
+ * several threads). Every conversion of the run (-j workers, --each files) reads it through an overlay of its
+ * own (etl_schema_registry_new_overlay) that keeps what its trace teaches. Same statuses as above. */
+int etlconv_load_base_schemas(const etlconv_options *opt, etl_schema_registry *base);
 
 #endif

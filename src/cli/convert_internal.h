@@ -38,6 +38,8 @@ typedef struct run {
 int etlconv_on_event(const etl_event_record *record, void *ctx);
 /* The first pass that learns process names; 0, or -1 after a message. */
 int etlconv_learn_processes(run *r, const etlconv_job *job);
+/* Relative --from/--to become times: from the files' StartTime, else from the trace's first event. */
+void etlconv_bind_filters(run *r, int64_t first_event_time);
 /* The run's diagnostic callback (ctx = run): prints, or under -j keeps the message for the output order. */
 void etlconv_diagnostic(const etl_diagnostic *d, void *run_ctx);
 

@@ -3,8 +3,8 @@
  * (src/pipeline/parallel.h); N workers, each with its own run (decoder, filters, writer), observe every
  * record and decode, filter and render the batches they claim, with a writer of the run's format that hands
  * each event's text to the batch at once. Worker 0 uses the run's decoder (its counts and the end-of-trace
- * report are the run's); the others have their own registry and decoder, which start with a copy of what the
- * first pass learnt. The run's own writer writes only the beginning and the end of the output. */
+ * report are the run's); the others have their own decoder and an overlay over the run's base registry
+ * (schemas parsed once, shared read-only), and start with a copy of what the first pass learnt. The run's own writer writes only the beginning and the end of the output. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +14,7 @@
 
 #include "convert_internal.h"
 #include "pipeline/parallel.h"
+#include "pipeline/workers.h"
 #include "threads.h"
 
 /* Writers whose text for an event depends on that event alone (and on begin/end). The others (summary,
@@ -54,6 +55,7 @@ typedef struct worker {
 
 typedef struct shared {
     run *primary;
+    const etl_schema_registry *registry;  /* the primary's: an overlay whose base the workers share */
     const etlconv_job *job;
     etlconv_options quiet;    /* the workers' options: schema-loading warnings are the primary's */
     etl_trace *view;          /* what the workers' runs name files and clocks with (etl_trace_view) */
@@ -82,8 +84,11 @@ static void *worker_start(void *ctx, unsigned index)
     if (index == 0) {
         own->decoder = sh->primary->decoder;
     } else {
-        w->registry = etl_schema_registry_new();
-        if (!w->registry || etlconv_load_schemas(&sh->quiet, w->registry) == ETLCONV_EXIT_FAILURE) return NULL;
+        /* an overlay over the run's base (schemas parsed once, shared read-only); a plain registry loads them */
+        const etl_schema_registry *base = etl_schema_registry_base(sh->registry);
+        w->registry = base ? etl_schema_registry_new_overlay(base) : etl_schema_registry_new();
+        if (!w->registry || (!base && etlconv_load_schemas(&sh->quiet, w->registry) == ETLCONV_EXIT_FAILURE))
+            return NULL;
         own->decoder = etl_decoder_new(w->registry, sh->view);
         if (!own->decoder) return NULL;
         etl_decoder_set_flags(own->decoder, sh->quiet.no_trace_schemas ? ETL_DECODER_NO_TRACE_SCHEMAS : 0);
@@ -104,6 +109,8 @@ static void *worker_start(void *ctx, unsigned index)
 static int worker_record(void *state, const etl_event_record *record, etl_textbuf *out)
 {
     worker *w = state;
+    /* every worker sees the trace's first record: relative times bind as with one thread */
+    if (!w->own.filters_bound) etlconv_bind_filters(&w->own, record->header.timestamp);
     if (out) {
         w->batch = out;
         return etlconv_on_event(record, &w->own);
@@ -131,10 +138,10 @@ static void run_progress(void *ctx, uint64_t records)
 
 int etlconv_process_parallel(run *r, etl_schema_registry *registry, const etlconv_job *job, etl_decode_stats *helpers)
 {
-    (void)registry;  /* worker 0 decodes with r->decoder, which uses it */
-    shared sh;
+    shared sh;  /* worker 0 decodes with r->decoder, which uses `registry` */
     memset(&sh, 0, sizeof sh);
     sh.primary = r;
+    sh.registry = registry;
     sh.job = job;
     sh.quiet = *r->opt;
     sh.quiet.quiet = 1;
@@ -153,7 +160,9 @@ int etlconv_process_parallel(run *r, etl_schema_registry *registry, const etlcon
         return rc;
     }
     xmlInitParser();  /* workers may parse manifests (deferred bundled ones) on their threads */
-    etl_parallel_config config = {sh.threads, 0, 0, 0};
+    etl_parallel_config config = {sh.threads, 0, 0, 0, NULL};
+    if (job->workers && !*job->workers) *job->workers = etl_worker_pool_new(sh.threads);  /* NULL: own threads */
+    if (job->workers) config.pool = *job->workers;
     const char *batch = getenv("ETLCONV_BATCH_RECORDS");  /* tuning and tests: records per batch */
     if (batch && atol(batch) > 0) config.batch_records = (size_t)atol(batch);
     etl_parallel_ops ops = {worker_start, worker_record, run_diagnostic, run_progress};

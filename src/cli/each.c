@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "pipeline/workers.h"
 #include "spool.h"
 
 /* The input's base name without ".gz" and ".etl" ("-" is "stdin"). */
@@ -114,27 +115,26 @@ static char *with_extension(const char *stem, const char *ext, int gz)
     return s;
 }
 
-/* One input, alone: its own schema registry, so nothing one file taught the decoder (EventSource manifests,
- * TraceLogging metadata, deferred manifests) changes how the next file decodes. */
-static int convert_one(const etlconv_options *opt, size_t index, etl_schema_registry *exported)
+/* One input, alone: its own overlay over the run's base, so nothing one file taught the decoder (EventSource
+ * manifests, embedded TraceLogging/WPR metadata) changes how the next file decodes. The base holds only what
+ * the command line named (parsed once for the run); its deferred loads change no lookup's result. */
+static int convert_one(const etlconv_options *opt, size_t index, const etl_schema_registry *base, int schema_status,
+                       etl_schema_registry *exported, etl_worker_pool **workers)
 {
     char *stem = etlconv_each_stem(opt, index);
     char *main_name = stem ? with_extension(stem, opt->format->extension, opt->gzip_output) : NULL;
     char *summary_name = stem ? with_extension(stem, ".summary.txt", 0) : NULL;
     char *report_name = stem ? with_extension(stem, opt->report_html ? ".report.html" : ".report.xml", 0) : NULL;
-    etl_schema_registry *registry = etl_schema_registry_new();
+    etl_schema_registry *registry = etl_schema_registry_new_overlay(base);
     int status = ETLCONV_EXIT_FAILURE;
     if (!stem || !main_name || !summary_name || !report_name || !registry) {
         fprintf(stderr, "etlconv: out of memory\n");
     } else if (make_parents(main_name) == 0) {
-        int schema_status = etlconv_load_schemas(opt, registry);
-        if (schema_status != ETLCONV_EXIT_FAILURE) {
-            etlconv_job job = {(const char *const *)&opt->inputs[index], 1, main_name, !opt->summary_only,
-                               opt->summary || opt->summary_only ? summary_name : NULL, exported,
-                               opt->report ? report_name : NULL, NULL};
-            status = etlconv_convert(opt, registry, &job);
-            if (status == ETLCONV_EXIT_OK) status = schema_status;
-        }
+        etlconv_job job = {(const char *const *)&opt->inputs[index], 1, main_name, !opt->summary_only,
+                           opt->summary || opt->summary_only ? summary_name : NULL, exported,
+                           opt->report ? report_name : NULL, NULL, workers};
+        status = etlconv_convert(opt, registry, &job);
+        if (status == ETLCONV_EXIT_OK) status = schema_status;  /* a partial schema load is a warning */
     }
     /* this input's outputs get their names now (all or none) */
     if (status == ETLCONV_EXIT_FAILURE) etlconv_outputs_discard();
@@ -147,8 +147,9 @@ static int convert_one(const etlconv_options *opt, size_t index, etl_schema_regi
     return status;
 }
 
-/* --jobs N: N worker processes, one input each at a time; memory is N single conversions. */
-static int run_parallel(const etlconv_options *opt)
+/* --jobs N: N worker processes, one input each at a time; memory is N single conversions (the base parsed
+ * before the fork is shared copy-on-write). */
+static int run_parallel(const etlconv_options *opt, const etl_schema_registry *base, int schema_status)
 {
     int status = ETLCONV_EXIT_OK;
     size_t next = 0, running = 0;
@@ -158,7 +159,7 @@ static int run_parallel(const etlconv_options *opt)
             fflush(stderr);
             pid_t pid = fork();
             if (pid == 0) {
-                int rc = convert_one(opt, next, NULL);
+                int rc = convert_one(opt, next, base, schema_status, NULL, NULL);
                 fflush(stdout);
                 fflush(stderr);
                 _exit(rc);
@@ -186,17 +187,20 @@ static int run_parallel(const etlconv_options *opt)
     return status;
 }
 
-int etlconv_run_each(const etlconv_options *opt, etl_schema_registry *exported)
+int etlconv_run_each(const etlconv_options *opt, const etl_schema_registry *base, int schema_status,
+                     etl_schema_registry *exported)
 {
     if (mkdir(opt->output, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "etlconv: %s: cannot create directory: %s\n", opt->output, strerror(errno));
         return ETLCONV_EXIT_FAILURE;
     }
-    if (opt->jobs > 1) return run_parallel(opt);
+    if (opt->jobs > 1) return run_parallel(opt, base, schema_status);
     int status = ETLCONV_EXIT_OK;
+    etl_worker_pool *workers = NULL;  /* -j N: the same N threads convert every file in turn */
     for (size_t i = 0; i < opt->input_count; i++) {
-        int rc = convert_one(opt, i, exported);
+        int rc = convert_one(opt, i, base, schema_status, exported, &workers);
         if (rc > status) status = rc;
     }
+    etl_worker_pool_free(workers);
     return status;
 }

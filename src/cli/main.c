@@ -33,7 +33,7 @@ static void on_signal(int sig)
 static int run_merged(const etlconv_options *opt, etl_schema_registry *registry, etl_schema_registry *exported)
 {
     etlconv_job job = {(const char *const *)opt->inputs, opt->input_count, opt->output, 1, NULL, exported,
-                       opt->report ? opt->report_file : NULL, opt->interpreted_file};
+                       opt->report ? opt->report_file : NULL, opt->interpreted_file, NULL};
     if (opt->tracerpt && !opt->output) job.write_main = 0;  /* tracerpt mode: files only, never the console */
     if (opt->summary_only) {
         job.write_main = 0;
@@ -107,15 +107,17 @@ int main(int argc, char **argv)
             status = ETLCONV_EXIT_FAILURE;
             break;
         }
-        if (opt.each) {
-            status = etlconv_run_each(&opt, exported);  /* a registry per input */
-        } else {
-            int schema_status = etlconv_load_schemas(&opt, registry);
-            status = schema_status;
-            if (schema_status != ETLCONV_EXIT_FAILURE) {
-                status = run_merged(&opt, registry, exported);
-                if (status == ETLCONV_EXIT_OK) status = schema_status;  /* a partial schema load is a warning */
-            }
+        /* `registry` is the run's base (schemas parsed once); each conversion reads it through an overlay */
+        int schema_status = etlconv_load_base_schemas(&opt, registry);
+        status = schema_status;
+        if (schema_status != ETLCONV_EXIT_FAILURE && opt.each) {
+            status = etlconv_run_each(&opt, registry, schema_status, exported);  /* an overlay per input */
+        } else if (schema_status != ETLCONV_EXIT_FAILURE) {
+            etl_schema_registry *overlay = etl_schema_registry_new_overlay(registry);
+            status = overlay ? run_merged(&opt, overlay, exported) : ETLCONV_EXIT_FAILURE;
+            if (!overlay) fprintf(stderr, "etlconv: out of memory\n");
+            if (status == ETLCONV_EXIT_OK) status = schema_status;  /* a partial schema load is a warning */
+            etl_schema_registry_free(overlay);
         }
         if (opt.export_file && status != ETLCONV_EXIT_FAILURE &&
             etlconv_export_schemas(exported, opt.export_file, opt.overwrite) != 0)

@@ -1,9 +1,11 @@
-/* Schema sources chosen on the command line: the bundled manifests and the user's -import paths. */
+/* Schema sources chosen on the command line: the bundled manifests and the user's -import paths, parsed once
+ * per run into the base registry every conversion of the run shares. */
 #include <stdio.h>
 #include <string.h>
 
 #include "convert.h"
 #include "options_wpp.h"
+#include "schema/sources.h"
 
 int etlconv_load_schemas(const etlconv_options *opt, etl_schema_registry *registry)
 {
@@ -48,4 +50,16 @@ int etlconv_load_schemas(const etlconv_options *opt, etl_schema_registry *regist
     }
     int wpp = etlconv_wpp_load(opt, registry);  /* -tmf/-tp/-pdb/-i, TRACE_FORMAT_SEARCH_PATH */
     return wpp > status ? wpp : status;
+}
+
+int etlconv_load_base_schemas(const etlconv_options *opt, etl_schema_registry *base)
+{
+    int status = etlconv_load_schemas(opt, base);
+    if (status == ETLCONV_EXIT_FAILURE) return status;
+    /* every decoder registers the kernel tables; in the base, once, they are found there by the overlays */
+    if (etl_kernel_mof_register(base) != ETL_OK || etl_schema_registry_share(base) != ETL_OK) {
+        fprintf(stderr, "etlconv: out of memory\n");
+        return ETLCONV_EXIT_FAILURE;
+    }
+    return status;
 }

@@ -58,6 +58,7 @@ struct etl_decoder {
     enum { PENDING_NONE, PENDING_STRING, PENDING_WALK } pending;  /* what etl_decode_complete still does */
     etl_diagnostic_fn on_diagnostic;
     void *diagnostic_ctx;
+    int process_bounds_warned;  /* the process table's bounds were reached and said so */
 };
 
 /* winmeta.xml display strings */
@@ -88,17 +89,41 @@ static const char *display_name(const char *name)
 static const char *const keyword_bit_names[8] = {"Response Time", "WDI Context",   "WDI Diag",          "SQM",
                                                  "Audit Failure", "Audit Success", "Correlation Hint", "Classic"};
 
-/* A schema the trace carries was lost: a warning naming the file and the offset of the event that showed it. */
-static void report_schema_lost(void *ctx, uint32_t file_index, uint64_t offset, const char *message)
+/* A warning naming the file and the offset of the event that showed it. */
+static void report_warning(etl_decoder *d, uint32_t file_index, uint64_t offset, const char *message)
 {
-    etl_decoder *d = ctx;
-    d->stats.trace_schemas_lost++;
     if (!d->on_diagnostic) return;
     const char *path = etl_trace_file_path(d->trace, file_index);
     char line[900];
     snprintf(line, sizeof line, "%s: offset 0x%llx: %s", path ? path : "trace", (unsigned long long)offset, message);
     etl_diagnostic diag = {ETL_WARNING, ETL_ERR_SCHEMA, file_index, offset, line};
     d->on_diagnostic(&diag, d->diagnostic_ctx);
+}
+
+/* A schema the trace carries was lost. */
+static void report_schema_lost(void *ctx, uint32_t file_index, uint64_t offset, const char *message)
+{
+    etl_decoder *d = ctx;
+    d->stats.trace_schemas_lost++;
+    report_warning(d, file_index, offset, message);
+}
+
+/* The process table learns from every record; once it leaves something out (its bounds, process_table.c), one
+ * warning names the record where that first happened. */
+static int note_process_bounds(etl_decoder *d, const etl_event_record *rec, int rc)
+{
+    if (rc != ETL_OK || d->process_bounds_warned || !etl_process_table_dropped(d->processes)) return rc;
+    d->process_bounds_warned = 1;
+    report_warning(d, rec->file_index, rec->file_offset + rec->record_offset,
+                   "the process table is full (bounded against hostile traces): later process or thread "
+                   "starts are left out, their events may show no or an older process name");
+    return ETL_OK;
+}
+
+static int observe_processes(etl_decoder *d, const etl_decoded_event *ev)
+{
+    int rc = etl_process_table_observe(d->processes, ev) == ETL_OK ? ETL_OK : ETL_ERR_NOMEM;
+    return note_process_bounds(d, ev->record, rc);
 }
 
 etl_decoder *etl_decoder_new(etl_schema_registry *registry, const etl_trace *trace)
@@ -162,7 +187,8 @@ static const etl_event_info *find_schema(etl_decoder *d, const etl_event_record 
 
 int etl_decoder_learn(etl_decoder *d, const etl_event_record *rec)
 {
-    if (!etl_process_table_wants(rec)) return etl_process_table_observe_header(d->processes, rec);
+    if (!etl_process_table_wants(rec))
+        return note_process_bounds(d, rec, etl_process_table_observe_header(d->processes, rec));
     etl_decoded_event ev;
     memset(&ev, 0, sizeof ev);
     ev.record = rec;
@@ -181,7 +207,7 @@ int etl_decoder_learn(etl_decoder *d, const etl_event_record *rec)
             ev.field_count = d->walk.field_count;
         }
     }
-    return etl_process_table_observe(d->processes, &ev);
+    return observe_processes(d, &ev);
 }
 
 int etl_decoder_observe(etl_decoder *d, const etl_event_record *rec)
@@ -195,6 +221,7 @@ int etl_decoder_observe(etl_decoder *d, const etl_event_record *rec)
 
 int etl_decoder_copy_processes(etl_decoder *to, const etl_decoder *from)
 {
+    to->process_bounds_warned = from->process_bounds_warned;  /* said once, by the first pass */
     return etl_process_table_copy(to->processes, from->processes);
 }
 
@@ -506,7 +533,7 @@ int etl_decode_complete(etl_decoder *d, const etl_decoded_event **out)
     }
     d->pending = PENDING_NONE;
 
-    if (etl_process_table_observe(d->processes, ev) != ETL_OK) return ETL_ERR_NOMEM;
+    if (observe_processes(d, ev) != ETL_OK) return ETL_ERR_NOMEM;
     ev->process_id = etl_process_table_event_pid(d->processes, ev);
     ev->process_name = etl_process_table_name(d->processes, ev->process_id, rec->header.timestamp);
     count_event(d, ev);
@@ -531,7 +558,7 @@ int etl_decode_skip(etl_decoder *d, const etl_decoded_event **out)
         set_undecoded(ev, d->walk.consumed);
     }
     d->pending = PENDING_NONE;
-    if (etl_process_table_observe(d->processes, ev) != ETL_OK) return ETL_ERR_NOMEM;
+    if (observe_processes(d, ev) != ETL_OK) return ETL_ERR_NOMEM;
     ev->process_id = UINT32_MAX;
     count_event(d, ev);
     return ETL_OK;

@@ -9,7 +9,11 @@
  * An event at time t takes the name of the latest lifetime containing t, else of the latest one that started
  * before t (events still in flight after an End). Observing the same event twice changes nothing, so a first
  * pass over the trace (etl_decoder_learn) followed by the decoding pass names processes from the start.
- * Memory grows with the number of process and thread events, which the trace itself bounds. */
+ * Memory and time are bounded by design, whatever the trace holds (a hostile one may log millions of process
+ * starts for one PID or a new TID in every header): at most MAX_LIFETIMES lifetimes, MAX_LIFETIMES_PER_PID per
+ * PID (every lookup walks a PID's list), MAX_THREADS threads, MAX_NAME_BYTES of names, and at most MAX_PROBES
+ * slots probed per hash lookup (crafted ids that collide cannot make a lookup slow). What does not fit is
+ * counted (etl_process_table_dropped) and the decoder warns once. */
 #include "decode/process_table.h"
 
 #include <stdlib.h>
@@ -22,6 +26,12 @@
 
 #define NAME_MAX_BYTES 128
 #define NO_INDEX UINT32_MAX
+#define NO_SLOT SIZE_MAX
+#define MAX_LIFETIMES (1u << 18)        /* 8 MiB */
+#define MAX_LIFETIMES_PER_PID 256u
+#define MAX_THREADS (1u << 19)          /* table of at most 2^20 slots: 8 MiB */
+#define MAX_NAME_BYTES (16u << 20)
+#define MAX_PROBES 64u
 
 typedef struct lifetime {
     int64_t start, end;   /* INT64_MIN / INT64_MAX: open-ended */
@@ -32,6 +42,7 @@ typedef struct lifetime {
 typedef struct process_slot {
     uint32_t pid;
     uint32_t first;       /* first lifetime, NO_INDEX: empty slot */
+    uint32_t lifetimes;   /* length of its list */
 } process_slot;
 
 typedef struct thread_slot {
@@ -57,6 +68,7 @@ struct etl_process_table {
     etl_textbuf names;    /* display names, NUL-separated */
     thread_slot *threads;
     size_t thread_capacity, thread_count;
+    uint64_t dropped;     /* observations that did not fit the bounds above */
 };
 
 /* kernel Process and Thread classes, Microsoft-Windows-Kernel-Process */
@@ -92,19 +104,35 @@ int etl_process_table_wants(const etl_event_record *record)
 
 /* ---- hash tables --------------------------------------------------------------------------------------- */
 
-static size_t hash_id(uint32_t id, size_t capacity) { return (size_t)(id * 2654435761u) & (capacity - 1); }
+/* All 32 bits mixed into the low ones (ids are multiples of 4 and cluster). */
+static size_t hash_id(uint32_t id, size_t capacity)
+{
+    id ^= id >> 16;
+    id *= 0x85ebca6bu;
+    id ^= id >> 13;
+    id *= 0xc2b2ae35u;
+    id ^= id >> 16;
+    return (size_t)id & (capacity - 1);
+}
 
+/* The slot holding `pid`, else the empty slot where it goes; NO_SLOT after MAX_PROBES occupied slots. */
 static size_t process_slot_of(const etl_process_table *t, uint32_t pid)
 {
     size_t i = hash_id(pid, t->process_capacity);
-    while (t->processes[i].first != NO_INDEX && t->processes[i].pid != pid) i = (i + 1) & (t->process_capacity - 1);
+    for (unsigned probes = 0; t->processes[i].first != NO_INDEX && t->processes[i].pid != pid; probes++) {
+        if (probes == MAX_PROBES) return NO_SLOT;
+        i = (i + 1) & (t->process_capacity - 1);
+    }
     return i;
 }
 
 static size_t thread_slot_of(const etl_process_table *t, uint32_t tid)
 {
     size_t i = hash_id(tid, t->thread_capacity);
-    while (t->threads[i].pid != UINT32_MAX && t->threads[i].tid != tid) i = (i + 1) & (t->thread_capacity - 1);
+    for (unsigned probes = 0; t->threads[i].pid != UINT32_MAX && t->threads[i].tid != tid; probes++) {
+        if (probes == MAX_PROBES) return NO_SLOT;
+        i = (i + 1) & (t->thread_capacity - 1);
+    }
     return i;
 }
 
@@ -118,8 +146,12 @@ static int grow_processes(etl_process_table *t)
     size_t old_cap = t->process_capacity;
     t->processes = fresh;
     t->process_capacity = cap;
-    for (size_t i = 0; i < old_cap; i++)
-        if (old[i].first != NO_INDEX) t->processes[process_slot_of(t, old[i].pid)] = old[i];
+    for (size_t i = 0; i < old_cap; i++) {
+        if (old[i].first == NO_INDEX) continue;
+        size_t slot = process_slot_of(t, old[i].pid);
+        if (slot == NO_SLOT) t->dropped++, t->process_count--;
+        else t->processes[slot] = old[i];
+    }
     free(old);
     return 0;
 }
@@ -134,8 +166,12 @@ static int grow_threads(etl_process_table *t)
     size_t old_cap = t->thread_capacity;
     t->threads = fresh;
     t->thread_capacity = cap;
-    for (size_t i = 0; i < old_cap; i++)
-        if (old[i].pid != UINT32_MAX) t->threads[thread_slot_of(t, old[i].tid)] = old[i];
+    for (size_t i = 0; i < old_cap; i++) {
+        if (old[i].pid == UINT32_MAX) continue;
+        size_t slot = thread_slot_of(t, old[i].tid);
+        if (slot == NO_SLOT) t->dropped++, t->thread_count--;
+        else t->threads[slot] = old[i];
+    }
     free(old);
     return 0;
 }
@@ -169,7 +205,10 @@ static int set_name(etl_process_table *t, lifetime *l, const char *image)
     etl_process_display_name(image, display, sizeof display);
     if (!display[0]) return ETL_OK;
     if (l->name != NO_INDEX && strcmp(name_at(t, l->name), display) == 0) return ETL_OK;
-    if (t->names.length >= UINT32_MAX - sizeof display) return ETL_OK; /* 4 GiB of names: stop learning */
+    if (t->names.length + sizeof display > MAX_NAME_BYTES) {
+        t->dropped++;
+        return ETL_OK;
+    }
     uint32_t offset = (uint32_t)t->names.length;
     etl_textbuf_append(&t->names, display, strlen(display) + 1);
     if (t->names.failed) return ETL_ERR_NOMEM;
@@ -188,8 +227,14 @@ static lifetime *containing(etl_process_table *t, uint32_t first, int64_t ts)
     return best;
 }
 
-static lifetime *add_lifetime(etl_process_table *t, process_slot *slot, int64_t start, int64_t end)
+/* NULL when out of memory; *full set (nothing added) past the bounds. */
+static lifetime *add_lifetime(etl_process_table *t, process_slot *slot, int64_t start, int64_t end, int *full)
 {
+    if (t->lifetime_count >= MAX_LIFETIMES || slot->lifetimes >= MAX_LIFETIMES_PER_PID) {
+        t->dropped++;
+        *full = 1;
+        return NULL;
+    }
     if (t->lifetime_count == t->lifetime_capacity) {
         size_t cap = t->lifetime_capacity ? t->lifetime_capacity * 2 : 256;
         if (cap >= NO_INDEX) return NULL;
@@ -201,6 +246,7 @@ static lifetime *add_lifetime(etl_process_table *t, process_slot *slot, int64_t 
     uint32_t index = (uint32_t)t->lifetime_count++;
     t->lifetimes[index] = (lifetime){start, end, NO_INDEX, slot->first};
     slot->first = index;
+    slot->lifetimes++;
     return &t->lifetimes[index];
 }
 
@@ -210,37 +256,55 @@ static int learn_process(etl_process_table *t, uint32_t pid, const char *image, 
 {
     if (!image || !*image) return ETL_OK;
     if (grow_processes(t) != 0) return ETL_ERR_NOMEM;
-    process_slot *slot = &t->processes[process_slot_of(t, pid)];
-    if (slot->first == NO_INDEX) {
-        slot->pid = pid;
-        t->process_count++;
+    size_t at = process_slot_of(t, pid);
+    if (at == NO_SLOT) {
+        t->dropped++;
+        return ETL_OK;
     }
+    process_slot *slot = &t->processes[at];
+    int fresh = slot->first == NO_INDEX;
+    if (fresh) *slot = (process_slot){pid, NO_INDEX, 0};
     lifetime *l = containing(t, slot->first, ts);
+    int full = 0;
     switch (kind) {
     case PROCESS_START:
         if (l && l->start == ts) break; /* seen already */
         if (l) l->end = ts - 1;         /* the previous process with this PID ended unseen */
-        l = add_lifetime(t, slot, ts, INT64_MAX);
+        l = add_lifetime(t, slot, ts, INT64_MAX, &full);
         break;
     case PROCESS_END:
         if (l) l->end = ts;
-        else l = add_lifetime(t, slot, INT64_MIN, ts);
+        else l = add_lifetime(t, slot, INT64_MIN, ts, &full);
         break;
     case PROCESS_RUNDOWN:
-        if (!l) l = add_lifetime(t, slot, INT64_MIN, INT64_MAX);
+        if (!l) l = add_lifetime(t, slot, INT64_MIN, INT64_MAX, &full);
         break;
     }
-    return l ? set_name(t, l, image) : ETL_ERR_NOMEM;
+    if (fresh && slot->first != NO_INDEX) t->process_count++;
+    return l ? set_name(t, l, image) : full ? ETL_OK : ETL_ERR_NOMEM;
 }
 
 static int learn_thread(etl_process_table *t, uint32_t tid, uint32_t pid)
 {
     if (t->thread_count) {
-        thread_slot *s = &t->threads[thread_slot_of(t, tid)];
-        if (s->pid == pid) return ETL_OK; /* the usual case: nothing new */
+        size_t at = thread_slot_of(t, tid);
+        if (at != NO_SLOT && t->threads[at].pid == pid) return ETL_OK; /* the usual case: nothing new */
     }
-    if (grow_threads(t) != 0) return ETL_ERR_NOMEM;
-    thread_slot *s = &t->threads[thread_slot_of(t, tid)];
+    if (t->thread_count >= MAX_THREADS) {
+        size_t at = thread_slot_of(t, tid);
+        if (at == NO_SLOT || t->threads[at].pid == UINT32_MAX) { /* a new thread: no room */
+            t->dropped++;
+            return ETL_OK;
+        }
+    } else if (grow_threads(t) != 0) {
+        return ETL_ERR_NOMEM;
+    }
+    size_t at = thread_slot_of(t, tid);
+    if (at == NO_SLOT) {
+        t->dropped++;
+        return ETL_OK;
+    }
+    thread_slot *s = &t->threads[at];
     if (s->pid == UINT32_MAX) t->thread_count++;
     *s = (thread_slot){tid, pid};
     return ETL_OK;
@@ -318,7 +382,8 @@ int etl_process_table_observe(etl_process_table *t, const etl_decoded_event *ev)
 static uint32_t thread_pid(const etl_process_table *t, uint32_t tid)
 {
     if (!t->thread_count || tid == UINT32_MAX) return UINT32_MAX;
-    return t->threads[thread_slot_of(t, tid)].pid;
+    size_t at = thread_slot_of(t, tid);
+    return at == NO_SLOT ? UINT32_MAX : t->threads[at].pid;
 }
 
 static int32_t find_property(const etl_event_info *info, const char *const *names)
@@ -400,7 +465,9 @@ uint32_t etl_process_table_event_pid(etl_process_table *t, const etl_decoded_eve
 const char *etl_process_table_name(const etl_process_table *t, uint32_t pid, int64_t timestamp)
 {
     if (!t->process_count || pid == UINT32_MAX) return NULL;
-    const process_slot *slot = &t->processes[process_slot_of(t, pid)];
+    size_t at = process_slot_of(t, pid);
+    if (at == NO_SLOT) return NULL;
+    const process_slot *slot = &t->processes[at];
     if (slot->first == NO_INDEX) return NULL;
     const lifetime *in = NULL, *before = NULL;
     for (uint32_t i = slot->first; i != NO_INDEX; i = t->lifetimes[i].next) {
@@ -446,6 +513,7 @@ int etl_process_table_copy(etl_process_table *dst, const etl_process_table *src)
     copy.lifetime_capacity = src->lifetime_capacity;
     copy.thread_capacity = src->thread_capacity;
     copy.thread_count = src->thread_count;
+    copy.dropped = src->dropped;
     free(dst->processes);
     free(dst->lifetimes);
     free(dst->threads);
@@ -453,3 +521,5 @@ int etl_process_table_copy(etl_process_table *dst, const etl_process_table *src)
     *dst = copy;
     return ETL_OK;
 }
+
+uint64_t etl_process_table_dropped(const etl_process_table *t) { return t->dropped; }

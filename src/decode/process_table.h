@@ -40,6 +40,10 @@ const char *etl_process_table_name(const etl_process_table *t, uint32_t pid, int
  * ETL_OK, or ETL_ERR_NOMEM (dst unchanged). */
 int etl_process_table_copy(etl_process_table *dst, const etl_process_table *src);
 
+/* Observations left out because they did not fit the table's bounds (see process_table.c): a hostile or
+ * extreme trace; the events they concern may then show no or an older process name. */
+uint64_t etl_process_table_dropped(const etl_process_table *t);
+
 /* "Idle" from "Idle", "Test.x86" from "\Device\...\Test.x86.exe": writes at most cap-1 bytes, cut on a
  * character boundary. */
 void etl_process_display_name(const char *image, char *out, size_t cap);

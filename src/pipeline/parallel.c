@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pipeline/batch.h"
+#include "pipeline/workers.h"
 
 #define DEFAULT_BATCH_RECORDS 1024
 #define DEFAULT_BATCH_BYTES ((size_t)1 << 20)
@@ -14,9 +15,6 @@
 
 typedef struct worker {
     etl_parallel *p;
-    unsigned index;
-    pthread_t thread;
-    int started;
     void *state;
 } worker;
 
@@ -28,6 +26,9 @@ struct etl_parallel {
     size_t window;
     etl_batch *slots;         /* batch `seq` lives in slots[seq % window] */
     worker *workers;
+    etl_worker_pool *pool;    /* the threads: the config's (kept across runs), else own_pool */
+    etl_worker_pool *own_pool;
+    int running;              /* the pool runs this pipeline's workers */
     pthread_mutex_t mu;
     pthread_cond_t work_cv;   /* a batch was published, or the run closed or stopped */
     pthread_cond_t done_cv;   /* a worker finished a batch, or the run stopped */
@@ -88,11 +89,11 @@ static int run_batch(worker *w, etl_batch *b, int own)
     return rc;
 }
 
-static void *worker_main(void *arg)
+static void worker_main(void *arg, unsigned index)
 {
-    worker *w = arg;
-    etl_parallel *p = w->p;
-    w->state = p->ops->worker_start(p->ctx, w->index);
+    etl_parallel *p = arg;
+    worker *w = &p->workers[index];
+    w->state = p->ops->worker_start(p->ctx, index);
     if (!w->state) stop_run(p);
     pthread_mutex_lock(&p->mu);
     p->ready++;
@@ -119,7 +120,6 @@ static void *worker_main(void *arg)
         pthread_cond_broadcast(&p->done_cv);
         pthread_mutex_unlock(&p->mu);
     }
-    return NULL;
 }
 
 /* ---- the calling thread: reading and writing --------------------------------------------------------- */
@@ -255,19 +255,16 @@ etl_parallel *etl_parallel_start(const etl_parallel_config *config, const etl_pa
         etl_parallel_free(p);
         return NULL;
     }
-    for (unsigned i = 0; i < p->threads; i++) {
-        worker *w = &p->workers[i];
-        w->p = p;
-        w->index = i;
-        if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
-            fprintf(stderr, "etlconv: cannot start %u threads\n", p->threads);
-            stop_run(p);
-            etl_parallel_finish(p);
-            etl_parallel_free(p);
-            return NULL;
-        }
-        w->started = 1;
+    for (unsigned i = 0; i < p->threads; i++) p->workers[i].p = p;
+    p->pool = config->pool;
+    if (!p->pool || etl_worker_pool_threads(p->pool) != p->threads)
+        p->pool = p->own_pool = etl_worker_pool_new(p->threads);
+    if (!p->pool || etl_worker_pool_run(p->pool, worker_main, p) != 0) {
+        fprintf(stderr, "etlconv: cannot start %u threads\n", p->threads);
+        etl_parallel_free(p);
+        return NULL;
     }
+    p->running = 1;
     pthread_mutex_lock(&p->mu);
     while (p->ready < p->threads) pthread_cond_wait(&p->done_cv, &p->mu);
     pthread_mutex_unlock(&p->mu);
@@ -281,11 +278,8 @@ int etl_parallel_finish(etl_parallel *p)
     p->closed = 1;
     pthread_cond_broadcast(&p->work_cv);
     pthread_mutex_unlock(&p->mu);
-    for (unsigned i = 0; i < p->threads; i++)
-        if (p->workers[i].started) {
-            pthread_join(p->workers[i].thread, NULL);
-            p->workers[i].started = 0;
-        }
+    if (p->running) etl_worker_pool_wait(p->pool);  /* the threads stay for the pool's next run */
+    p->running = 0;
     return rc != 0 || p->stop ? -1 : 0;
 }
 
@@ -297,6 +291,11 @@ void *etl_parallel_worker(const etl_parallel *p, unsigned index)
 void etl_parallel_free(etl_parallel *p)
 {
     if (!p) return;
+    if (p->running) {  /* not finished: stop the workers, whose threads may belong to a kept pool */
+        stop_run(p);
+        etl_worker_pool_wait(p->pool);
+    }
+    etl_worker_pool_free(p->own_pool);
     for (size_t i = 0; p->slots && i < p->window; i++) etl_batch_free(&p->slots[i]);
     free(p->slots);
     free(p->workers);

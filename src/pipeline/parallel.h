@@ -17,7 +17,11 @@
  * Memory: `window` batches (default 2 x threads + 2); a batch holds at most `batch_records` records (default
  * 1024) and at most `batch_bytes` of record bytes (default 1 MiB, plus one record of at most 64 KiB), plus the
  * text its owner rendered. Bound: window x (batch bytes + record headers + batch text) + N x (one decoder +
- * one registry) + one reader. */
+ * one overlay registry: what the trace teaches) + one base registry (the schemas the command line names,
+ * parsed once and shared read-only by all workers; it was one full registry per worker) + one reader.
+ *
+ * Threads: a run starts its own N (joined by etl_parallel_finish), or runs on a pool kept across runs
+ * (config.pool, pipeline/workers.h): --each converts every file on the same N threads. */
 #ifndef ETL_PIPELINE_PARALLEL_H
 #define ETL_PIPELINE_PARALLEL_H
 
@@ -46,6 +50,8 @@ typedef struct etl_parallel_config {
     size_t batch_records;    /* 0: 1024 */
     size_t batch_bytes;      /* 0: 1 MiB */
     size_t window;           /* batches in flight; 0: 2 x threads + 2 */
+    struct etl_worker_pool *pool; /* threads kept across runs (pipeline/workers.h) when it has `threads`;
+                                   * NULL: the run starts and joins its own */
 } etl_parallel_config;
 
 typedef struct etl_parallel etl_parallel;

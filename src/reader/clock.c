@@ -8,7 +8,7 @@
 enum { CLOCK_RAW = 0, CLOCK_QPC = 1, CLOCK_SYSTEM_TIME = 2, CLOCK_CPU_CYCLES = 3 };
 static const int64_t HUNDRED_NS_PER_SECOND = 10000000;
 
-const char *etl_clock_init(etl_clock *clock, const etl_logfile_header *h)
+static const char *init_rate(etl_clock *clock, const etl_logfile_header *h)
 {
     memset(clock, 0, sizeof *clock);
     if (!h) return NULL;
@@ -44,8 +44,24 @@ const char *etl_clock_init(etl_clock *clock, const etl_logfile_header *h)
     return unusable;
 }
 
+/* Below this magnitude (2^61) nothing in the general conversion overflows. */
+#define PLAIN_RANGE ((int64_t)1 << 61)
+
+const char *etl_clock_init(etl_clock *clock, const etl_logfile_header *h)
+{
+    const char *unusable = init_rate(clock, h);
+    clock->hundred_ns = (clock->kind == CLOCK_QPC || clock->kind == CLOCK_CPU_CYCLES) &&
+                        clock->ticks_per_second == HUNDRED_NS_PER_SECOND && clock->start_time > -PLAIN_RANGE &&
+                        clock->start_time < PLAIN_RANGE && clock->anchor_raw > -PLAIN_RANGE &&
+                        clock->anchor_raw < PLAIN_RANGE;
+    return unusable;
+}
+
 int64_t etl_clock_to_filetime(const etl_clock *clock, int64_t raw)
 {
+    /* Ticks of 100 ns (Windows 10's QPC rate): the general formula below reduces to this exactly when nothing
+     * overflows, which the ranges guarantee. */
+    if (clock->hundred_ns && raw > -PLAIN_RANGE && raw < PLAIN_RANGE) return clock->start_time + (raw - clock->anchor_raw);
     if (clock->kind == CLOCK_RAW || clock->kind == CLOCK_SYSTEM_TIME) return raw;
     int64_t f = clock->ticks_per_second;
     /* Differences of two int64 raw values can overflow; clamp absurd ones (corrupt timestamps). */

@@ -11,6 +11,7 @@ typedef struct etl_clock {
     int64_t start_time;   /* FILETIME anchor */
     int64_t anchor_raw;   /* raw timestamp of the header record */
     int64_t ticks_per_second;  /* QPC frequency, or CPU Hz for the cycle clock */
+    int hundred_ns;       /* ticks of 100 ns and anchors far from overflow: FILETIME = start + (raw - anchor) */
 } etl_clock;
 
 /* Tick rate assumed when the header's clock cannot be used (docs/robustness.md). */

@@ -2,6 +2,7 @@
  * ProcessTrace-style mapping of classic and kernel headers onto EVENT_HEADER fields. */
 #include "reader/record.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "util/le.h"
@@ -29,6 +30,47 @@ enum {
 static const uint32_t NO_ID = 0xFFFFFFFFu;
 
 static size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
+
+/* On little-endian hosts a GUID and an EVENT_DESCRIPTOR on disk have exactly the layout of etl_guid and
+ * etl_event_descriptor: one 16-byte copy each instead of field by field. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define RECORD_HOST_LAYOUT 1
+_Static_assert(sizeof(etl_guid) == 16 && offsetof(etl_guid, data2) == 4 && offsetof(etl_guid, data3) == 6 &&
+                   offsetof(etl_guid, data4) == 8, "etl_guid is the on-disk GUID layout");
+_Static_assert(sizeof(etl_event_descriptor) == 16 && offsetof(etl_event_descriptor, version) == 2 &&
+                   offsetof(etl_event_descriptor, channel) == 3 && offsetof(etl_event_descriptor, level) == 4 &&
+                   offsetof(etl_event_descriptor, opcode) == 5 && offsetof(etl_event_descriptor, task) == 6 &&
+                   offsetof(etl_event_descriptor, keyword) == 8,
+               "etl_event_descriptor is the on-disk EVENT_DESCRIPTOR layout");
+#else
+#define RECORD_HOST_LAYOUT 0
+#endif
+
+static inline etl_guid read_guid(const uint8_t *p)
+{
+#if RECORD_HOST_LAYOUT
+    etl_guid g;
+    memcpy(&g, p, sizeof g);
+    return g;
+#else
+    return etl_guid_read(p);
+#endif
+}
+
+static inline void read_descriptor(const uint8_t *p, etl_event_descriptor *d)
+{
+#if RECORD_HOST_LAYOUT
+    memcpy(d, p, sizeof *d);
+#else
+    d->id = etl_le16(p);
+    d->version = p[2];
+    d->channel = p[3];
+    d->level = p[4];
+    d->opcode = p[5];
+    d->task = etl_le16(p + 6);
+    d->keyword = etl_le64(p + 8);
+#endif
+}
 
 /* SYSTEM, COMPACT and PERFINFO headers: kernel events keyed by the HookId. */
 static etl_record_result parse_kernel(const uint8_t *r, size_t size, uint8_t ht, etl_event_record *rec,
@@ -107,7 +149,7 @@ static etl_record_result parse_classic(const uint8_t *r, size_t size, uint8_t ht
     h->thread_id = etl_le32(r + 8);
     h->process_id = etl_le32(r + 12);
     rec->raw_timestamp = etl_les64(r + 16);
-    h->provider_id = etl_guid_read(r + 24);
+    h->provider_id = read_guid(r + 24);
     h->kernel_time = etl_le32(r + 40);
     h->user_time = etl_le32(r + 44);
     h->flags |= ETL_EVENT_FLAG_CLASSIC_HEADER;
@@ -135,17 +177,11 @@ static etl_record_result parse_event(const uint8_t *r, size_t size, uint8_t ht, 
     h->thread_id = etl_le32(r + 8);
     h->process_id = etl_le32(r + 12);
     rec->raw_timestamp = etl_les64(r + 16);
-    h->provider_id = etl_guid_read(r + 24);
-    h->descriptor.id = etl_le16(r + 40);
-    h->descriptor.version = r[42];
-    h->descriptor.channel = r[43];
-    h->descriptor.level = r[44];
-    h->descriptor.opcode = r[45];
-    h->descriptor.task = etl_le16(r + 46);
-    h->descriptor.keyword = etl_le64(r + 48);
+    h->provider_id = read_guid(r + 24);
+    read_descriptor(r + 40, &h->descriptor);
     h->kernel_time = etl_le32(r + 56);
     h->user_time = etl_le32(r + 60);
-    h->activity_id = etl_guid_read(r + 64);
+    h->activity_id = read_guid(r + 64);
     size_t p = EVENT_HEADER_SIZE;
     uint16_t n = 0;
     if (h->flags & ETL_EVENT_FLAG_EXTENDED_INFO) {
@@ -191,7 +227,7 @@ static etl_record_result parse_message(const uint8_t *r, size_t size, uint8_t fi
                   ((options & WPP_TIMESTAMP) ? 8 : 0) + ((options & WPP_SYSTEMINFO) ? 8 : 0);
     if (need > size) { *why = "message record too small for its optional items"; return ETL_RECORD_BAD; }
     if (options & WPP_SEQUENCE) { rec->wpp_sequence = etl_le32(r + p); p += 4; }
-    if (options & WPP_GUID) { h->provider_id = etl_guid_read(r + p); p += 16; }
+    if (options & WPP_GUID) { h->provider_id = read_guid(r + p); p += 16; }
     else if (options & WPP_COMPONENTID) { h->provider_id.data1 = etl_le32(r + p); p += 4; }
     *has_timestamp = 0;
     if (options & WPP_TIMESTAMP) { rec->raw_timestamp = etl_les64(r + p); p += 8; *has_timestamp = 1; }
@@ -202,6 +238,17 @@ static etl_record_result parse_message(const uint8_t *r, size_t size, uint8_t fi
     return ETL_RECORD_OK;
 }
 
+/* Clears *rec in fixed 64-byte steps: compilers emit a few vector stores for each, where a single memset of the
+ * whole record becomes `rep stos` (33 instructions per record by callgrind). Every byte is zeroed as before. */
+static inline void clear_record(etl_event_record *rec)
+{
+    _Static_assert(sizeof *rec > 128 && sizeof *rec <= 192, "clear_record covers the record in three steps");
+    uint8_t *p = (uint8_t *)rec;
+    memset(p, 0, 64);
+    memset(p + 64, 0, 64);
+    memset(p + 128, 0, sizeof *rec - 128);
+}
+
 etl_record_result etl_record_parse(const uint8_t *payload, size_t end, size_t off, uint8_t file_pointer_size,
                                    etl_event_record *rec, etl_extended_item *items, size_t max_items,
                                    size_t *advance, int *has_timestamp, const char **why)
@@ -210,18 +257,21 @@ etl_record_result etl_record_parse(const uint8_t *payload, size_t end, size_t of
     const uint8_t *r = payload + off;
     uint32_t m = etl_le32(r);
     if (m == 0xFFFFFFFFu) return ETL_RECORD_END;
-    memset(rec, 0, sizeof *rec);
+    clear_record(rec);
     rec->extended_data = items;
     rec->kernel_group = 0xFFFF;
     *has_timestamp = 1;
     size_t avail = end - off;
     size_t size;
     uint8_t ht;
+    /* One dispatch on the header type: its size field, then its parser. */
+    enum { KERNEL, CLASSIC, EVENT, MESSAGE } family;
     int message = (m & (MARKER_TRACE_HEADER | MARKER_EVENT_TRACE)) == MARKER_TRACE_HEADER &&
                   (m & MARKER_TRACE_MESSAGE);
     if (message) {
         ht = HT_MESSAGE;
         size = etl_le16(r);
+        family = MESSAGE;
     } else if ((m & (MARKER_TRACE_HEADER | MARKER_EVENT_TRACE)) == (MARKER_TRACE_HEADER | MARKER_EVENT_TRACE)) {
         ht = (uint8_t)(m >> 16);
         switch (ht) {
@@ -229,10 +279,15 @@ etl_record_result etl_record_parse(const uint8_t *payload, size_t end, size_t of
         case HT_PERFINFO32: case HT_PERFINFO64:
             if (avail < 8) { *why = "record header runs past the buffer"; return ETL_RECORD_BAD; }
             size = etl_le16(r + 4);
+            family = KERNEL;
             break;
         case HT_FULL32: case HT_FULL64: case HT_INSTANCE32: case HT_INSTANCE64:
+            size = etl_le16(r);
+            family = CLASSIC;
+            break;
         case HT_EVENT32: case HT_EVENT64: case HT_ERROR:
             size = etl_le16(r);
+            family = EVENT;
             break;
         default:
             *why = "unknown record header type";
@@ -250,14 +305,10 @@ etl_record_result etl_record_parse(const uint8_t *payload, size_t end, size_t of
     rec->raw_size = (uint32_t)size;
     rec->record_offset = (uint32_t)off;
     etl_record_result res;
-    switch (ht) {
-    case HT_MESSAGE: res = parse_message(r, size, file_pointer_size, rec, has_timestamp, why); break;
-    case HT_FULL32: case HT_FULL64: case HT_INSTANCE32: case HT_INSTANCE64:
-        res = parse_classic(r, size, ht, rec, items, max_items, why);
-        break;
-    case HT_EVENT32: case HT_EVENT64: case HT_ERROR:
-        res = parse_event(r, size, ht, rec, items, max_items, why);
-        break;
+    switch (family) {
+    case MESSAGE: res = parse_message(r, size, file_pointer_size, rec, has_timestamp, why); break;
+    case CLASSIC: res = parse_classic(r, size, ht, rec, items, max_items, why); break;
+    case EVENT: res = parse_event(r, size, ht, rec, items, max_items, why); break;
     default: res = parse_kernel(r, size, ht, rec, items, max_items, why); break;
     }
     if (res != ETL_RECORD_OK) return res;

@@ -199,7 +199,7 @@ int etl_open(etl_trace **out, const char *const *paths, size_t path_count, const
 
 /* ---- merge heap ---------------------------------------------------------------------------------------- */
 
-static int stream_before(const etl_stream *a, const etl_stream *b)
+static inline int stream_before(const etl_stream *a, const etl_stream *b)
 {
     if (a->force_first != b->force_first) return a->force_first;
     if (a->key_filetime != b->key_filetime) return a->key_filetime < b->key_filetime;
@@ -281,12 +281,14 @@ int etl_process(etl_trace *t, etl_event_fn callback, void *ctx)
         heap_sift_up(t, t->heap_count - 1);
     }
     uint32_t last_file = UINT32_MAX;
+    size_t runner_up = 0; /* heap index (1 or 2) of the root's smaller child while known, else 0 */
     while (t->heap_count > 0) {
         size_t at = pick_tie(t, last_file);
         etl_stream *s = &t->streams[t->heap[at]];
-        int moved = etl_stream_make_resident(t, s);
+        int moved = s->evicted ? etl_stream_make_resident(t, s) : 0; /* payload freed for the memory budget */
         if (moved < 0) return moved;
         if (moved) { /* its buffer could not be read again: the stream went on to a later record */
+            runner_up = 0;
             if (s->has_record) {
                 heap_sift_down(t, at);
             } else {
@@ -307,9 +309,25 @@ int etl_process(etl_trace *t, etl_event_fn callback, void *ctx)
         s->force_first = 0;
         int rc = etl_stream_next(t, s);
         if (rc != ETL_OK) return rc;
-        if (s->has_record) {
+        if (s->has_record && at == 0 && t->heap_count > 1) {
+            /* Most records come after one from the same stream: the root stays where it is while it is still
+             * before the smaller of its children, which do not change meanwhile (one comparison, no sift).
+             * Otherwise that child takes its place, as heap_sift_down would do (no two streams compare equal:
+             * one stream per file and processor). */
+            if (!runner_up) runner_up = t->heap_count > 2 && stream_before(&t->streams[t->heap[2]],
+                                                                           &t->streams[t->heap[1]]) ? 2 : 1;
+            if (!stream_before(s, &t->streams[t->heap[runner_up]])) {
+                size_t root = t->heap[0];
+                t->heap[0] = t->heap[runner_up];
+                t->heap[runner_up] = root;
+                heap_sift_down(t, runner_up);
+                runner_up = 0;
+            }
+        } else if (s->has_record) {
             heap_sift_down(t, at); /* the stream's key only grows */
+            runner_up = 0;
         } else {
+            runner_up = 0;
             t->heap[at] = t->heap[--t->heap_count];
             if (at < t->heap_count) {
                 heap_sift_down(t, at);

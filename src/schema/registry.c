@@ -8,7 +8,13 @@
  *   source never overrides. A re-add identical to the stored description keeps it; replaced copies stay in
  *   the arena until the registry is freed (pointers handed out never dangle).
  * - Descriptions are deep-copied into a chunked arena, so callers may free theirs right after adding.
- * - Deferred files (deferred_files.h) are loaded before the first lookup of a GUID they name. */
+ * - Deferred files (deferred_files.h) are loaded before the first lookup of a GUID they name.
+ * - Overlays (etl_schema_registry_new_overlay): a registry over a shared base. Adds go to the overlay; a lookup
+ *   resolves each key over both as one registry holding the base's adds then the overlay's would (the earlier
+ *   source wins, the overlay on a tie: its adds came later). The base is parsed once per run and read by
+ *   every worker and every --each file; after etl_schema_registry_share, its only change is a deferred load,
+ *   made under its lock (lookups are rare: the decoder caches them until the generation changes). */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,8 +108,13 @@ struct etl_schema_registry {
     size_t provider_slot_capacity;
     etl_deferred_files *deferred;  /* files loaded on the first lookup of one of their GUIDs */
     wpp_store *wpp;                /* WPP TMF statements (-tmf/-tp/-pdb), created by the first load */
-    uint64_t generation;           /* bumped by every change a lookup could see (decoder caches) */
+    _Atomic uint64_t generation;   /* bumped by every change a lookup could see (decoder caches) */
+    const etl_schema_registry *base; /* overlays: the shared registry below */
+    int shared;                    /* etl_schema_registry_share: lookups take `lock` */
+    pthread_mutex_t lock;          /* recursive: a deferred load's own lookups come back here */
 };
+
+static void bump(etl_schema_registry *r) { atomic_fetch_add_explicit(&r->generation, 1, memory_order_relaxed); }
 
 static uint64_t mix(uint64_t h)
 {
@@ -197,6 +208,41 @@ static int grow_array(void **array, size_t *capacity, size_t count, size_t eleme
 
 etl_schema_registry *etl_schema_registry_new(void) { return calloc(1, sizeof(etl_schema_registry)); }
 
+etl_schema_registry *etl_schema_registry_new_overlay(const etl_schema_registry *base)
+{
+    if (!base || base->base) return NULL;  /* one level: a base is a plain registry */
+    etl_schema_registry *r = etl_schema_registry_new();
+    if (r) r->base = base;
+    return r;
+}
+
+const etl_schema_registry *etl_schema_registry_base(const etl_schema_registry *r) { return r ? r->base : NULL; }
+
+int etl_schema_registry_share(etl_schema_registry *r)
+{
+    if (!r || r->base) return ETL_ERR_ARG;
+    if (r->shared) return ETL_OK;
+    pthread_mutexattr_t attr;
+    if (pthread_mutexattr_init(&attr) != 0) return ETL_ERR_NOMEM;
+    int rc = pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE) == 0 && pthread_mutex_init(&r->lock, &attr) == 0
+                 ? ETL_OK
+                 : ETL_ERR_NOMEM;
+    pthread_mutexattr_destroy(&attr);
+    if (rc == ETL_OK) r->shared = 1;
+    return rc;
+}
+
+/* A shared registry's lookups run under its lock (a deferred load may add to it meanwhile). */
+static void lock_shared(const etl_schema_registry *r)
+{
+    if (r->shared) pthread_mutex_lock(&((etl_schema_registry *)r)->lock);
+}
+
+static void unlock_shared(const etl_schema_registry *r)
+{
+    if (r->shared) pthread_mutex_unlock(&((etl_schema_registry *)r)->lock);
+}
+
 void etl_schema_registry_free(etl_schema_registry *r)
 {
     if (!r) return;
@@ -213,6 +259,7 @@ void etl_schema_registry_free(etl_schema_registry *r)
     free(r->provider_slots);
     etl_deferred_free(r->deferred);
     wpp_store_free(r->wpp);
+    if (r->shared) pthread_mutex_destroy(&r->lock);
     free(r);
 }
 
@@ -222,7 +269,10 @@ wpp_store *etl_schema_registry_wpp(etl_schema_registry *r, int create)
     return r ? r->wpp : NULL;
 }
 
-const wpp_store *etl_schema_registry_wpp_const(const etl_schema_registry *r) { return r ? r->wpp : NULL; }
+const wpp_store *etl_schema_registry_wpp_const(const etl_schema_registry *r)
+{
+    return !r ? NULL : r->wpp ? r->wpp : etl_schema_registry_wpp_const(r->base);
+}
 
 int etl_schema_registry_defer_file(etl_schema_registry *r, const char *path, const etl_guid *guids,
                                    size_t guid_count, etl_deferred_loader loader)
@@ -373,6 +423,21 @@ static int same_info(const etl_event_info *stored, const etl_event_info *info)
 
 /* ---- providers --------------------------------------------------------------------------------------- */
 
+/* This registry's own provider entry for `guid`, if any (the caller holds the lock of a shared one). */
+static const provider_entry *find_provider(const etl_schema_registry *r, const etl_guid *guid)
+{
+    if (!r->provider_count) return NULL;
+    size_t slot = probe(r, r->provider_slots, r->provider_slot_capacity, hash_guid(guid), provider_match, guid);
+    return r->provider_slots[slot] ? &r->providers[r->provider_slots[slot] - 1] : NULL;
+}
+
+/* ... with the deferred files naming `guid` loaded first, as before any lookup. */
+static const provider_entry *own_provider(const etl_schema_registry *r, const etl_guid *guid)
+{
+    resolve_deferred(r, guid);
+    return find_provider(r, guid);
+}
+
 int etl_schema_registry_add_provider(etl_schema_registry *r, const etl_guid *guid, const char *name,
                                      etl_schema_source source)
 {
@@ -380,35 +445,52 @@ int etl_schema_registry_add_provider(etl_schema_registry *r, const etl_guid *gui
     if (grow_slots(r, &r->provider_slots, &r->provider_slot_capacity, r->provider_count, provider_hash) != 0)
         return ETL_ERR_NOMEM;
     size_t slot = probe(r, r->provider_slots, r->provider_slot_capacity, hash_guid(guid), provider_match, guid);
-    if (r->provider_slots[slot]) {
-        provider_entry *p = &r->providers[r->provider_slots[slot] - 1];
-        if (source > p->source || strcmp(p->name, name) == 0) return ETL_OK;
-        int failed = 0;
-        const char *copy = arena_strdup(&r->arena, name, &failed);
-        if (!copy) return ETL_ERR_NOMEM;
-        p->name = copy;
-        p->source = source;
-        r->generation++;
-        return ETL_OK;
+    provider_entry *p = r->provider_slots[slot] ? &r->providers[r->provider_slots[slot] - 1] : NULL;
+    /* the entry a lookup returns now, the base's included: a later source, or the same name, changes nothing
+     * (as in one registry, where the same name keeps the stored source) */
+    etl_schema_source current = p ? p->source : ETL_SOURCE_COUNT;
+    int same_name = p && strcmp(p->name, name) == 0;
+    if (r->base) {
+        lock_shared(r->base);
+        const provider_entry *below = find_provider(r->base, guid);
+        if (below && below->source < current) {
+            current = below->source;
+            same_name = strcmp(below->name, name) == 0;
+        }
+        unlock_shared(r->base);
     }
-    if (grow_array((void **)&r->providers, &r->provider_capacity, r->provider_count, sizeof *r->providers) != 0)
-        return ETL_ERR_NOMEM;
+    if (source > current || same_name) return ETL_OK;
     int failed = 0;
     const char *copy = arena_strdup(&r->arena, name, &failed);
     if (!copy) return ETL_ERR_NOMEM;
-    r->providers[r->provider_count] = (provider_entry){*guid, copy, source};
-    r->provider_slots[slot] = (uint32_t)++r->provider_count;
-    r->generation++;
+    if (p) {
+        p->name = copy;
+        p->source = source;
+    } else {
+        if (grow_array((void **)&r->providers, &r->provider_capacity, r->provider_count, sizeof *r->providers) != 0)
+            return ETL_ERR_NOMEM;
+        r->providers[r->provider_count] = (provider_entry){*guid, copy, source};
+        r->provider_slots[slot] = (uint32_t)++r->provider_count;
+    }
+    bump(r);
     return ETL_OK;
 }
 
 const char *etl_schema_registry_provider_name(const etl_schema_registry *r, const etl_guid *guid)
 {
     if (!r || !guid) return NULL;
-    resolve_deferred(r, guid);
-    if (!r->provider_count) return NULL;
-    size_t slot = probe(r, r->provider_slots, r->provider_slot_capacity, hash_guid(guid), provider_match, guid);
-    return r->provider_slots[slot] ? r->providers[r->provider_slots[slot] - 1].name : NULL;
+    /* provider entries' names are arena strings, never moved: they stay valid after unlocking */
+    lock_shared(r);
+    const provider_entry *own = own_provider(r, guid);
+    const char *name = own ? own->name : NULL;
+    unlock_shared(r);
+    if (r->base) {
+        lock_shared(r->base);
+        const provider_entry *below = own_provider(r->base, guid);
+        if (below && (!own || below->source < own->source)) name = below->name;
+        unlock_shared(r->base);
+    }
+    return name;
 }
 
 /* ---- event descriptions ------------------------------------------------------------------------------ */
@@ -464,7 +546,7 @@ int etl_schema_registry_add(etl_schema_registry *r, const etl_event_info *info, 
         etl_event_info *copy = copy_info(r, info);
         if (!copy) return ETL_ERR_NOMEM;
         e->info = copy;
-        r->generation++;
+        bump(r);
         return ETL_OK;
     }
     if (grow_array((void **)&r->entries, &r->entry_capacity, r->entry_count, sizeof *r->entries) != 0)
@@ -482,40 +564,119 @@ int etl_schema_registry_add(etl_schema_registry *r, const etl_event_info *info, 
     if (link_family(r, index) != 0) return ETL_ERR_NOMEM;
     r->entry_count++;
     r->slots[slot] = index + 1;
-    r->generation++;
+    bump(r);
     return ETL_OK;
 }
 
-uint64_t etl_schema_registry_generation(const etl_schema_registry *r) { return r ? r->generation : 0; }
+uint64_t etl_schema_registry_generation(const etl_schema_registry *r)
+{
+    if (!r) return 0;
+    /* both only grow: the sum changes whenever either does (a base has no base) */
+    uint64_t g = atomic_load_explicit(&r->generation, memory_order_relaxed);
+    return r->base ? g + atomic_load_explicit(&r->base->generation, memory_order_relaxed) : g;
+}
+
+/* What one registry holds for a key: the exact version, else the nearest version below and above it. */
+typedef struct version_pick {
+    const etl_event_info *exact, *below, *above;
+    int below_version, above_version;  /* -1 / 256: none */
+} version_pick;
+
+static void pick_own(const etl_schema_registry *r, const schema_key *k, version_pick *p)
+{
+    *p = (version_pick){NULL, NULL, NULL, -1, 256};
+    resolve_deferred(r, &k->guid);
+    if (!r->entry_count) return;
+    size_t slot = probe(r, r->slots, r->slot_capacity, hash_key(k, 1), entry_match, k);
+    if (r->slots[slot]) {
+        p->exact = r->entries[r->slots[slot] - 1].info;
+        return;
+    }
+    slot = probe(r, r->family_slots, r->family_slot_capacity, hash_key(k, 0), family_match, k);
+    if (!r->family_slots[slot]) return;
+    for (uint32_t e = r->families[r->family_slots[slot] - 1].first_entry; e != UINT32_MAX; e = r->version_next[e]) {
+        int v = r->entries[e].key.version;
+        if (v < k->version && v > p->below_version) p->below_version = v, p->below = r->entries[e].info;
+        if (v > k->version && v < p->above_version) p->above_version = v, p->above = r->entries[e].info;
+    }
+}
+
+/* One key stored by overlay and base: the earlier source; the overlay's on a tie (its adds came later). */
+static const etl_event_info *earlier(const etl_event_info *overlay, const etl_event_info *base)
+{
+    return !overlay ? base : !base ? overlay : base->source < overlay->source ? base : overlay;
+}
+
+/* The version an overlay and its base together resolve to, as one registry holding both would: exact first,
+ * then the highest version below, then the lowest above; a version both hold goes to the earlier source. */
+static const etl_event_info *pick_both(const version_pick *o, const version_pick *b)
+{
+    if (o->exact || b->exact) return earlier(o->exact, b->exact);
+    if (o->below_version >= 0 || b->below_version >= 0) {
+        if (o->below_version != b->below_version) return o->below_version > b->below_version ? o->below : b->below;
+        return earlier(o->below, b->below);
+    }
+    if (o->above_version != b->above_version) return o->above_version < b->above_version ? o->above : b->above;
+    return earlier(o->above, b->above);
+}
 
 const etl_event_info *etl_schema_registry_find(const etl_schema_registry *r, etl_schema_key_kind kind,
                                                const etl_guid *guid, uint16_t id_or_opcode, uint8_t version)
 {
     if (!r || !guid) return NULL;
-    resolve_deferred(r, guid);
-    if (!r->entry_count) return NULL;
     schema_key k = make_key(kind, guid, id_or_opcode, version);
-    size_t slot = probe(r, r->slots, r->slot_capacity, hash_key(&k, 1), entry_match, &k);
-    if (r->slots[slot]) return r->entries[r->slots[slot] - 1].info;
+    version_pick own, below;
+    lock_shared(r);
+    pick_own(r, &k, &own);
+    unlock_shared(r);
+    if (!r->base) return own.exact ? own.exact : own.below ? own.below : own.above;
+    lock_shared(r->base);
+    pick_own(r->base, &k, &below);
+    unlock_shared(r->base);
+    return pick_both(&own, &below);
+}
 
-    slot = probe(r, r->family_slots, r->family_slot_capacity, hash_key(&k, 0), family_match, &k);
-    if (!r->family_slots[slot]) return NULL;
-    int below = -1, above = 256;
-    uint32_t below_entry = 0, above_entry = 0;
-    for (uint32_t e = r->families[r->family_slots[slot] - 1].first_entry; e != UINT32_MAX; e = r->version_next[e]) {
-        int v = r->entries[e].key.version;
-        if (v < version && v > below) below = v, below_entry = e;
-        if (v > version && v < above) above = v, above_entry = e;
-    }
-    if (below >= 0) return r->entries[below_entry].info;
-    if (above < 256) return r->entries[above_entry].info;
-    return NULL;
+/* Visiting an overlay: the base's entries the overlay does not replace, then the overlay's own that the base
+ * does not override (the descriptions a lookup of their key returns). */
+typedef struct overlay_visit {
+    const etl_schema_registry *other;
+    int other_is_overlay;
+    etl_schema_visit_fn fn;
+    void *ctx;
+} overlay_visit;
+
+static int visit_unshadowed(const etl_event_info *info, etl_schema_key_kind kind, void *arg)
+{
+    overlay_visit *v = arg;
+    schema_key k = kind == ETL_KEY_MANIFEST
+                       ? make_key(kind, &info->provider_guid, info->descriptor.id, info->descriptor.version)
+                       : make_key(kind, &info->event_guid, info->descriptor.opcode, info->descriptor.version);
+    version_pick p;
+    lock_shared(v->other);
+    pick_own(v->other, &k, &p);
+    unlock_shared(v->other);
+    int shadowed = p.exact && (v->other_is_overlay ? p.exact->source <= info->source : p.exact->source < info->source);
+    return shadowed ? 0 : v->fn(info, kind, v->ctx);
+}
+
+static int visit_own(const etl_schema_registry *r, etl_schema_visit_fn fn, void *ctx)
+{
+    int stopped = 0;
+    lock_shared(r);
+    resolve_deferred(r, NULL);
+    for (size_t i = 0; i < r->entry_count && !stopped; i++)
+        stopped = fn(r->entries[i].info, (etl_schema_key_kind)r->entries[i].key.kind, ctx);
+    unlock_shared(r);
+    return stopped;
 }
 
 void etl_schema_registry_visit(const etl_schema_registry *r, etl_schema_visit_fn fn, void *ctx)
 {
     if (!r || !fn) return;
-    resolve_deferred(r, NULL);
-    for (size_t i = 0; i < r->entry_count; i++)
-        if (fn(r->entries[i].info, (etl_schema_key_kind)r->entries[i].key.kind, ctx)) return;
+    if (!r->base) {
+        visit_own(r, fn, ctx);
+        return;
+    }
+    overlay_visit from_base = {r, 1, fn, ctx}, from_overlay = {r->base, 0, fn, ctx};
+    if (!visit_own(r->base, visit_unshadowed, &from_base)) visit_own(r, visit_unshadowed, &from_overlay);
 }

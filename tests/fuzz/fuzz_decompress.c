@@ -4,8 +4,9 @@
  * fixes it and byte 0 is ignored), bytes 1..3 give the output capacity (24-bit little-endian,
  * capped at 1 MiB), the rest is the compressed stream. The stream is copied into an exact-size heap block
  * and the output is exact-size too, so ASan sees any over-read or over-write. The plain LZ77 decoder, whose
- * fast paths (literal runs, 8-byte match copies) are the riskiest code, is also checked against a
- * byte-at-a-time transcription of the MS-XCA §2.4.4 pseudocode. */
+ * fast paths (whole flag words without input checks, 32-byte literal copies, 8/16-byte match copies) are the
+ * riskiest code, is also checked against a byte-at-a-time transcription of the MS-XCA §2.4.4 pseudocode
+ * (tests/support/lz77_reference.h). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include "etl/etl.h"
 #include "reader/decompress.h"
 #include "util/le.h"
+
+#include "../support/lz77_reference.h"
 
 #define FUZZ_MAX_OUTPUT (1u << 20)
 #define FUZZ_HEADER 4
@@ -34,77 +37,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         if (strcmp(want, names[i]) == 0)
             fixed_choice = i;
     return 0;
-}
-
-/* MS-XCA §2.4.4, literally: one flag, one byte at a time. Same acceptance rules as the real decoder. */
-static int reference_plain_lz77(const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *produced)
-{
-    size_t ip = 0, op = 0, half = 0;
-    uint32_t flags = 0;
-    int count = 0;
-    for (;;) {
-        if (count == 0) {
-            if (n - ip < 4)
-                return ETL_ERR_DECOMPRESS;
-            flags = etl_le32(in + ip);
-            ip += 4;
-            count = 32;
-        }
-        count--;
-        if (!(flags & (1u << count))) {
-            if (ip >= n || op >= cap)
-                return ETL_ERR_DECOMPRESS;
-            out[op++] = in[ip++];
-            continue;
-        }
-        if (ip == n)
-            break;
-        if (n - ip < 2)
-            return ETL_ERR_DECOMPRESS;
-        uint32_t token = etl_le16(in + ip);
-        ip += 2;
-        uint64_t length = token % 8, offset = token / 8 + 1;
-        if (length == 7) {
-            if (half == 0) {
-                if (ip >= n)
-                    return ETL_ERR_DECOMPRESS;
-                length = in[ip] % 16;
-                half = ip++;
-            } else {
-                length = in[half] / 16;
-                half = 0;
-            }
-            if (length == 15) {
-                if (ip >= n)
-                    return ETL_ERR_DECOMPRESS;
-                length = in[ip++];
-                if (length == 255) {
-                    if (n - ip < 2)
-                        return ETL_ERR_DECOMPRESS;
-                    length = etl_le16(in + ip);
-                    ip += 2;
-                    if (length == 0) {
-                        if (n - ip < 4)
-                            return ETL_ERR_DECOMPRESS;
-                        length = etl_le32(in + ip);
-                        ip += 4;
-                    }
-                    if (length < 15 + 7)
-                        return ETL_ERR_DECOMPRESS;
-                    length -= 15 + 7;
-                }
-                length += 15;
-            }
-            length += 7;
-        }
-        length += 3;
-        if (offset > op || length > cap - op)
-            return ETL_ERR_DECOMPRESS;
-        for (uint64_t i = 0; i < length; i++, op++)
-            out[op] = out[op - offset];
-    }
-    *produced = op;
-    return ETL_OK;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,0 +1,171 @@
+/* The process table's bounds (src/decode/process_table.c): a hostile trace can log millions of process starts
+ * for one PID or a new TID in every record header; memory and the cost of a lookup stay bounded, what does
+ * not fit is counted, and what fitted is still named right. Events are built by hand: the table reads only
+ * the record header and the decoded fields' texts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "decode/process_table.h"
+#include "etl/etl_schema.h"
+
+/* kernel Process class (MOF), as the table knows it */
+static const etl_guid process_class = {0x3d6fa8d0, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}};
+
+typedef struct fake_event {
+    etl_event_record record;
+    etl_event_info info;
+    etl_field fields[2];
+    char pid_text[16];
+    char image[64];
+    etl_decoded_event ev;
+} fake_event;
+
+/* A kernel Process event (opcode 1 Start, 2 End, 3 DCStart) of `pid` named `image` at `ts`. */
+static const etl_decoded_event *process_event(fake_event *f, uint8_t opcode, uint32_t pid, const char *image,
+                                              int64_t ts)
+{
+    memset(f, 0, sizeof *f);
+    f->record.kind = ETL_KIND_FULL64;
+    f->record.header.provider_id = process_class;
+    f->record.header.descriptor.opcode = opcode;
+    f->record.header.timestamp = ts;
+    f->record.header.process_id = UINT32_MAX;
+    f->record.header.thread_id = UINT32_MAX;
+    snprintf(f->pid_text, sizeof f->pid_text, "0x%x", pid);
+    snprintf(f->image, sizeof f->image, "%s", image);
+    f->fields[0] = (etl_field){ETL_FIELD_VALUE, "ProcessId", f->pid_text, 0, 0, 0, -1, NULL};
+    f->fields[1] = (etl_field){ETL_FIELD_VALUE, "ImageFileName", f->image, 0, 0, 0, -1, NULL};
+    f->ev.record = &f->record;
+    f->ev.info = &f->info;
+    f->ev.status = ETL_DECODE_OK;
+    f->ev.fields = f->fields;
+    f->ev.field_count = 2;
+    return &f->ev;
+}
+
+static etl_event_record header_record(uint32_t pid, uint32_t tid)
+{
+    etl_event_record r;
+    memset(&r, 0, sizeof r);
+    r.kind = ETL_KIND_EVENT64;
+    r.header.process_id = pid;
+    r.header.thread_id = tid;
+    return r;
+}
+
+/* 200,000 starts of one PID: the first 256 lifetimes are kept (each lookup walks at most those), the rest are
+ * counted; names inside the kept lifetimes stay right, later times get the last kept name. Without the bound
+ * this is 200,000 lifetimes and ~2e10 list steps. */
+static void test_one_pid_restarted(void **state)
+{
+    (void)state;
+    etl_process_table *t = etl_process_table_new();
+    assert_non_null(t);
+    fake_event f;
+    const uint32_t starts = 200000;
+    for (uint32_t i = 0; i < starts; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "p%u.exe", i);
+        assert_int_equal(etl_process_table_observe(t, process_event(&f, 1, 0x1234, name, 1000 + 10 * (int64_t)i)),
+                         0);
+    }
+    assert_int_equal(etl_process_table_dropped(t), starts - 256);
+    assert_string_equal(etl_process_table_name(t, 0x1234, 1000), "p0");
+    assert_string_equal(etl_process_table_name(t, 0x1234, 1000 + 10 * 17 + 5), "p17");
+    assert_string_equal(etl_process_table_name(t, 0x1234, 1000 + 10 * 255), "p255");
+    /* the 256th lifetime was closed by the 257th start, which was left out: later times take the latest
+     * lifetime that started before them, as for events still in flight after an End */
+    assert_string_equal(etl_process_table_name(t, 0x1234, 1000 + 10 * 100000), "p255");
+    /* other PIDs still learn */
+    assert_int_equal(etl_process_table_observe(t, process_event(&f, 3, 0x88, "\\Windows\\x.exe", 5)), 0);
+    assert_string_equal(etl_process_table_name(t, 0x88, 7), "x");
+    etl_process_table_free(t);
+}
+
+/* A new TID in every header: at most 2^19 threads are kept, the others counted; kept ones still map. */
+static void test_many_threads(void **state)
+{
+    (void)state;
+    etl_process_table *t = etl_process_table_new();
+    assert_non_null(t);
+    const uint32_t threads = 1u << 20;
+    for (uint32_t i = 1; i <= threads; i++) {
+        etl_event_record r = header_record(4 + (i & 0xFF) * 4, i * 4);
+        assert_int_equal(etl_process_table_observe_header(t, &r), 0);
+    }
+    assert_int_equal(etl_process_table_dropped(t), threads - (1u << 19));
+    /* a kernel record with no PID in its header is attributed through its TID: kept threads map, the ones
+     * left out do not */
+    etl_event_info info;
+    memset(&info, 0, sizeof info);
+    etl_decoded_event ev;
+    memset(&ev, 0, sizeof ev);
+    etl_event_record r = header_record(UINT32_MAX, 0);
+    r.kind = ETL_KIND_FULL64;
+    ev.record = &r;
+    ev.info = &info;
+    ev.status = ETL_DECODE_OK;
+    const uint32_t kept[] = {1, 1000, 1u << 18, 1u << 19};
+    for (size_t k = 0; k < sizeof kept / sizeof kept[0]; k++) {
+        r.header.thread_id = kept[k] * 4;
+        assert_int_equal(etl_process_table_event_pid(t, &ev), 4 + (kept[k] & 0xFF) * 4);
+    }
+    r.header.thread_id = ((1u << 19) + 5) * 4;
+    assert_int_equal(etl_process_table_event_pid(t, &ev), UINT32_MAX);
+    etl_process_table_free(t);
+}
+
+typedef struct warnings {
+    int count;
+    uint64_t offset;
+    char first[512];
+} warnings;
+
+static void on_warning(const etl_diagnostic *d, void *ctx)
+{
+    warnings *w = ctx;
+    if (!w->count++) {
+        w->offset = d->offset;
+        snprintf(w->first, sizeof w->first, "%s", d->message);
+    }
+}
+
+/* The decoder says once, at the record where it first happened, that the table left something out. */
+static void test_decoder_warns_once(void **state)
+{
+    (void)state;
+    etl_schema_registry *reg = etl_schema_registry_new();
+    etl_decoder *d = etl_decoder_new(reg, NULL);
+    assert_non_null(d);
+    warnings w = {0, 0, ""};
+    etl_decoder_set_diagnostic(d, on_warning, &w);
+    const uint32_t threads = (1u << 19) + 1000;
+    for (uint32_t i = 1; i <= threads; i++) {
+        etl_event_record r = header_record(8, i * 4);
+        r.file_offset = 0x10000;
+        r.record_offset = i;
+        assert_int_equal(etl_decoder_learn(d, &r), 0);
+    }
+    assert_int_equal(w.count, 1);
+    assert_int_equal(w.offset, 0x10000 + (1u << 19) + 1);
+    assert_non_null(strstr(w.first, "offset 0x"));
+    assert_non_null(strstr(w.first, "process table is full"));
+    etl_decoder_free(d);
+    etl_schema_registry_free(reg);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_one_pid_restarted),
+        cmocka_unit_test(test_many_threads),
+        cmocka_unit_test(test_decoder_warns_once),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

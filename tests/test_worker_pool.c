@@ -1,0 +1,161 @@
+/* Threads kept across runs (src/pipeline/workers.c) and the parallel pipeline on them (issue 14: --each -j N
+ * converts every file on the same N threads). Oracles: pthread_self() per worker index (the same thread in
+ * every run, N distinct threads), and the pipeline's own contract on a corpus trace run twice on one pool:
+ * every worker observes every record once per run, each batch's text is written once and in order (the
+ * sink sees the record sequence numbers 0..n-1 in order, twice). */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "etl/etl.h"
+#include "pipeline/parallel.h"
+#include "pipeline/workers.h"
+
+#define THREADS 3
+#define RUNS 5
+
+static pthread_t seen[RUNS][THREADS];
+static int current_run;
+
+static void note_thread(void *arg, unsigned index)
+{
+    (void)arg;
+    seen[current_run][index] = pthread_self();
+}
+
+static void test_same_threads_every_run(void **state)
+{
+    (void)state;
+    etl_worker_pool *pool = etl_worker_pool_new(THREADS);
+    assert_non_null(pool);
+    assert_int_equal(etl_worker_pool_threads(pool), THREADS);
+    for (current_run = 0; current_run < RUNS; current_run++) {
+        assert_int_equal(etl_worker_pool_run(pool, note_thread, NULL), 0);
+        etl_worker_pool_wait(pool);
+    }
+    for (int r = 1; r < RUNS; r++)
+        for (int i = 0; i < THREADS; i++) assert_true(pthread_equal(seen[r][i], seen[0][i]));
+    for (int i = 0; i < THREADS; i++)
+        for (int k = i + 1; k < THREADS; k++) assert_false(pthread_equal(seen[0][i], seen[0][k]));
+    etl_worker_pool_wait(pool);  /* no run: returns at once */
+    etl_worker_pool_free(pool);
+}
+
+/* ---- the pipeline on a kept pool ---------------------------------------------------------------------- */
+
+typedef struct pipe_worker {
+    pthread_t thread;
+    unsigned long observed;
+} pipe_worker;
+
+typedef struct pipe_run {
+    pipe_worker workers[THREADS];
+    unsigned long sequence;   /* records numbered in the order the workers see them */
+    unsigned long written;    /* lines the sink got in order */
+    int out_of_order;
+} pipe_run;
+
+static void *pipe_start(void *ctx, unsigned index)
+{
+    pipe_run *run = ctx;
+    run->workers[index].thread = pthread_self();
+    return &run->workers[index];
+}
+
+/* every worker sees every record in the same order: its own count is the record's number */
+static int pipe_record(void *state, const etl_event_record *record, etl_textbuf *out)
+{
+    (void)record;
+    pipe_worker *w = state;
+    if (out) {
+        char line[32];
+        int n = snprintf(line, sizeof line, "%lu\n", w->observed);
+        etl_textbuf_append(out, line, (size_t)n);
+    }
+    w->observed++;
+    return 0;
+}
+
+static void pipe_diagnostic(void *ctx, const etl_diagnostic *d)
+{
+    (void)ctx;
+    (void)d;
+}
+
+static int pipe_sink(void *ctx, const void *data, size_t length)
+{
+    pipe_run *run = ctx;
+    const char *p = data, *end = p + length;
+    while (p < end) {
+        unsigned long v = strtoul(p, NULL, 10);
+        if (v != run->written) run->out_of_order = 1;
+        run->written++;
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+    }
+    return 0;
+}
+
+static void run_pipeline(etl_worker_pool *pool, pipe_run *run)
+{
+    const char *paths[1] = {"testdata/tx/KernelNetwork.etl.gz"};
+    etl_trace *trace;
+    etl_error err;
+    assert_int_equal(etl_open(&trace, paths, 1, NULL, &err), ETL_OK);
+    memset(run, 0, sizeof *run);
+    etl_parallel_ops ops = {pipe_start, pipe_record, pipe_diagnostic, NULL};
+    etl_parallel_config config = {THREADS, 7, 0, 0, pool};  /* small batches: every worker owns many */
+    etl_sink sink = {pipe_sink, run};
+    etl_parallel *p = etl_parallel_start(&config, &ops, run, &sink);
+    assert_non_null(p);
+    int status;
+    assert_int_equal(etl_parallel_pass(p, trace, &status), 0);
+    assert_int_equal(status, ETL_OK);
+    assert_int_equal(etl_parallel_finish(p), 0);
+    etl_parallel_free(p);
+    etl_close(trace);
+}
+
+static void test_pipeline_runs_on_a_kept_pool(void **state)
+{
+    (void)state;
+    etl_worker_pool *pool = etl_worker_pool_new(THREADS);
+    assert_non_null(pool);
+    static pipe_run first, second;
+    run_pipeline(pool, &first);
+    run_pipeline(pool, &second);
+    assert_true(first.written > 1000);
+    for (pipe_run *run = &first; run; run = run == &first ? &second : NULL) {
+        assert_false(run->out_of_order);
+        assert_int_equal(run->written, first.written);
+        for (int i = 0; i < THREADS; i++) assert_int_equal(run->workers[i].observed, first.written);
+    }
+    for (int i = 0; i < THREADS; i++) assert_true(pthread_equal(first.workers[i].thread, second.workers[i].thread));
+    /* without a pool (or one of another size) a run starts threads of its own */
+    static pipe_run own;
+    etl_worker_pool *other = etl_worker_pool_new(THREADS - 1);
+    run_pipeline(other, &own);
+    assert_int_equal(own.written, first.written);
+    assert_false(own.out_of_order);
+    for (int i = 0; i < THREADS; i++) assert_false(pthread_equal(own.workers[i].thread, first.workers[i].thread));
+    etl_worker_pool_free(other);
+    etl_worker_pool_free(pool);
+    printf("%lu records, 2 runs on one pool of %d threads: same threads, every record observed by each, in order\n",
+           first.written, THREADS);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_same_threads_every_run),
+        cmocka_unit_test(test_pipeline_runs_on_a_kept_pool),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
