@@ -279,6 +279,23 @@ int etl_process(etl_trace *trace, etl_event_fn callback, void *ctx);
 
 void etl_close(etl_trace *trace);
 
+/* Unmerged reading, for a pass that puts what it keeps in order itself (pipeline/learn.c): the trace's records
+ * come in streams, one per processor of each file; etl_process merges them. etl_process_stream delivers the
+ * records of stream `index` (< etl_trace_stream_count) in stream order, with `position` = how many records of
+ * that stream came before it, and `header_first` = 1 for the first file's log-file header record (which
+ * etl_process delivers before anything). When the callback returns non-zero, ETL_STOPPED and the stream stays
+ * at that record: the next call on the same stream starts with it. No etl_process on the same trace afterwards.
+ * Returns as etl_process. */
+typedef int (*etl_stream_record_fn)(const etl_event_record *record, uint64_t position, int header_first,
+                                    void *ctx);
+size_t etl_trace_stream_count(const etl_trace *trace);
+/* Bytes of file stream `index` spans (its buffers on disk): to share streams out among threads. */
+uint64_t etl_trace_stream_bytes(const etl_trace *trace, size_t index);
+/* The earliest and latest buffer flush times of the trace (FILETIME; from the buffer headers, no record
+ * read); 0 when it has no buffer. */
+int etl_trace_time_range(const etl_trace *trace, int64_t *first, int64_t *last);
+int etl_process_stream(etl_trace *trace, size_t index, etl_stream_record_fn callback, void *ctx);
+
 /* A second handle on an open trace for threads that only ask it about its files (paths, log-file headers,
  * clocks: etl_trace_file_path, etl_trace_logfile_header, etl_trace_raw_to_filetime) while `trace` is being
  * processed elsewhere: it shares the files (nothing is reopened), has counters of its own that never change,
@@ -307,6 +324,7 @@ typedef struct etl_trace_stats {
     uint64_t warnings;             /* diagnostics of severity WARNING */
     uint64_t bytes_total;          /* input bytes (for progress) */
     uint64_t bytes_done;           /* input bytes of buffers fully processed */
+    uint64_t buffers_prefetched;   /* compressed buffers decompressed ahead (etl_trace_set_prefetch) */
 } etl_trace_stats;
 
 const etl_trace_stats *etl_trace_get_stats(const etl_trace *trace);
@@ -316,6 +334,12 @@ const etl_trace_stats *etl_trace_get_stats(const etl_trace *trace);
  * Call before etl_process. */
 #define ETL_DEFAULT_MEMORY_BUDGET ((size_t)256 << 20)
 void etl_trace_set_memory_budget(etl_trace *trace, size_t bytes);
+
+/* Decompress-ahead: `threads` helper threads decompress the trace's compressed buffers before etl_process
+ * needs them (for a spare core). Records, order and diagnostics stay those of a run without it. Memory: 8 MiB
+ * of payloads decompressed ahead (or one buffer, if larger). Call before etl_process; the threads end in
+ * etl_close. ETL_OK (also when there is nothing to decompress ahead), or ETL_ERR_ARG. */
+int etl_trace_set_prefetch(etl_trace *trace, unsigned threads);
 
 #ifdef __cplusplus
 }

@@ -5,13 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "convert_internal.h"
 #include "export.h"
 #include "output.h"
+#include "pipeline/learn.h"
 #include "pipeline/parallel.h"
 #include "stable_run.h"
+#include "threads.h"
 
 
 
@@ -107,33 +108,16 @@ int etlconv_on_event(const etl_event_record *record, void *ctx)
     return r->failed;
 }
 
-static int on_learn_record(const etl_event_record *record, void *ctx)
+/* First pass (pipeline/learn.c): process names from rundowns logged at the end (WPR, xperf). At -j N the
+ * spare threads decompress ahead for it. */
+int etlconv_learn_processes(run *r, etl_schema_registry *registry, const etlconv_job *job)
 {
-    run *r = ctx;
-    if (etl_decoder_learn(r->decoder, record) != ETL_OK) {
-        fprintf(stderr, "etlconv: out of memory while learning process names\n");
-        r->failed = 1;
-        return 1;
-    }
-    return 0;
-}
-
-/* First pass: WPR and xperf log the process rundown at the end of the trace, so without it the events
- * before the rundown have no process name. Opened a second time without diagnostics: the decoding pass
- * reports the same problems once. */
-int etlconv_learn_processes(run *r, const etlconv_job *job)
-{
-    for (size_t i = 0; i < job->input_count; i++) {
-        struct stat st;  /* a pipe or FIFO cannot be read twice: no first pass then */
-        if (stat(job->inputs[i], &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-    }
-    etl_trace *trace;
-    etl_error err;
-    memset(&err, 0, sizeof err);
-    if (etl_open(&trace, (const char *const *)job->inputs, job->input_count, NULL, &err) != ETL_OK) return 0;
-    etl_process(trace, on_learn_record, r);
-    etl_close(trace);
-    return r->failed ? -1 : 0;
+    if (etl_learn_processes(r->decoder, registry, (const char *const *)job->inputs, job->input_count,
+                            etlconv_threads(r->opt)) == ETL_OK)
+        return 0;
+    fprintf(stderr, "etlconv: out of memory while learning process names\n");
+    r->failed = 1;
+    return -1;
 }
 
 static etl_writer *start_writer(const char *name, const etl_writer_options *writer, etlconv_output *out,
@@ -190,7 +174,7 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     etl_decoder_set_diagnostic(r.decoder, on_diagnostic, &r);
     if (etlconv_extras_start(&r.extras, opt, job->report_output, job->interpreted_output) != 0) goto done;
     int parallel = etlconv_parallel_eligible(opt, job);  /* -j: the workers' decoders copy this first pass */
-    if (!opt->one_pass && etlconv_learn_processes(&r, job) != 0) goto done;
+    if (!opt->one_pass && etlconv_learn_processes(&r, registry, job) != 0) goto done;
     if (etlconv_activity_prepare(&r.activity, opt, job) != 0) goto done;
     if (job->write_main) {
         main_out = etlconv_output_open(job->output, opt->overwrite);
@@ -209,10 +193,12 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     etlconv_progress_start(&r.progress, opt->quiet, opt->progress, etl_trace_get_stats(r.trace)->bytes_total);
     etl_decode_stats helpers;  /* -j: the other workers' decoding counts */
     memset(&helpers, 0, sizeof helpers);
-    if (parallel)
+    if (parallel) {
+        etl_trace_set_prefetch(r.trace, 1);  /* the -j reader merges while another thread decompresses */
         rc = etlconv_process_parallel(&r, registry, job, &helpers);
-    else
+    } else {
         rc = etl_process(r.trace, etlconv_on_event, &r);
+    }
     etl_decoder_finish(r.decoder);
     etlconv_progress_finish(&r.progress);
     if (r.failed) goto done;

@@ -37,7 +37,7 @@ typedef struct run {
 /* The per-record step of a conversion: decode, filter, write (etl_process callback, ctx = run). */
 int etlconv_on_event(const etl_event_record *record, void *ctx);
 /* The first pass that learns process names; 0, or -1 after a message. */
-int etlconv_learn_processes(run *r, const etlconv_job *job);
+int etlconv_learn_processes(run *r, etl_schema_registry *registry, const etlconv_job *job);
 /* Relative --from/--to become times: from the files' StartTime, else from the trace's first event. */
 void etlconv_bind_filters(run *r, int64_t first_event_time);
 /* The run's diagnostic callback (ctx = run): prints, or under -j keeps the message for the output order. */

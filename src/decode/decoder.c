@@ -187,7 +187,7 @@ static const etl_event_info *find_schema(etl_decoder *d, const etl_event_record 
 
 int etl_decoder_learn(etl_decoder *d, const etl_event_record *rec)
 {
-    if (!etl_process_table_wants(rec))
+    if (!etl_process_table_learns_from(rec))
         return note_process_bounds(d, rec, etl_process_table_observe_header(d->processes, rec));
     etl_decoded_event ev;
     memset(&ev, 0, sizeof ev);
@@ -218,6 +218,10 @@ int etl_decoder_observe(etl_decoder *d, const etl_event_record *rec)
     }
     return etl_decoder_learn(d, rec);  /* process table: thread ids of every header, process events */
 }
+
+const etl_process_table *etl_decoder_process_table(const etl_decoder *d) { return d->processes; }
+
+unsigned etl_decoder_flags(const etl_decoder *d) { return d->flags; }
 
 int etl_decoder_copy_processes(etl_decoder *to, const etl_decoder *from)
 {

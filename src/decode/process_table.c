@@ -16,6 +16,7 @@
  * counted (etl_process_table_dropped) and the decoder warns once. */
 #include "decode/process_table.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -350,11 +351,22 @@ int etl_process_table_observe_header(etl_process_table *t, const etl_event_recor
     return ETL_OK;
 }
 
+int etl_process_table_learns_from(const etl_event_record *record)
+{
+    if (!etl_process_table_wants(record)) return 0;
+    const etl_event_header *h = &record->header;
+    uint8_t op = h->descriptor.opcode;
+    if (same_guid(&h->provider_id, &process_class)) return h->descriptor.id == 0 && ((op >= 1 && op <= 4) || op == 39);
+    if (same_guid(&h->provider_id, &thread_class)) return h->descriptor.id == 0 && op >= 1 && op <= 4;
+    return h->descriptor.id == 1 || h->descriptor.id == 2 || h->descriptor.id == 15;  /* Kernel-Process */
+}
+
 int etl_process_table_observe(etl_process_table *t, const etl_decoded_event *ev)
 {
     const etl_event_header *h = &ev->record->header;
     if (etl_process_table_observe_header(t, ev->record) != ETL_OK) return ETL_ERR_NOMEM;
-    if (!ev->info || ev->status == ETL_DECODE_NO_SCHEMA || !etl_process_table_wants(ev->record)) return ETL_OK;
+    /* the events below are the only ones whose fields it learns from (etl_process_table_learns_from) */
+    if (!ev->info || ev->status == ETL_DECODE_NO_SCHEMA || !etl_process_table_learns_from(ev->record)) return ETL_OK;
     int64_t ts = h->timestamp;
     uint32_t pid, tid;
     if (same_guid(&h->provider_id, &process_class) && h->descriptor.id == 0) {
@@ -522,4 +534,49 @@ int etl_process_table_copy(etl_process_table *dst, const etl_process_table *src)
     return ETL_OK;
 }
 
+/* ---- description (tests: two first passes learnt the same) ---------------------------------------------- */
+
+static int by_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int etl_process_table_describe(const etl_process_table *t, etl_textbuf *out)
+{
+    uint32_t *pids = malloc((t->process_count + 1) * sizeof *pids);
+    uint32_t *tids = malloc((t->thread_count + 1) * sizeof *tids);
+    if (!pids || !tids) {
+        free(pids);
+        free(tids);
+        return ETL_ERR_NOMEM;
+    }
+    size_t np = 0, nt = 0;
+    for (size_t i = 0; i < t->process_capacity; i++)
+        if (t->processes[i].first != NO_INDEX) pids[np++] = t->processes[i].pid;
+    for (size_t i = 0; i < t->thread_capacity; i++)
+        if (t->threads[i].pid != UINT32_MAX) tids[nt++] = t->threads[i].tid;
+    qsort(pids, np, sizeof *pids, by_u32);
+    qsort(tids, nt, sizeof *tids, by_u32);
+    char line[64];
+    for (size_t k = 0; k < np; k++) {
+        const process_slot *slot = &t->processes[process_slot_of(t, pids[k])];
+        snprintf(line, sizeof line, "pid %u:", pids[k]);
+        etl_textbuf_puts(out, line);
+        for (uint32_t i = slot->first; i != NO_INDEX; i = t->lifetimes[i].next) { /* list order: ties count */
+            const lifetime *l = &t->lifetimes[i];
+            snprintf(line, sizeof line, " [%lld,%lld] ", (long long)l->start, (long long)l->end);
+            etl_textbuf_puts(out, line);
+            etl_textbuf_puts(out, l->name == NO_INDEX ? "-" : name_at(t, l->name));
+        }
+        etl_textbuf_puts(out, "\n");
+    }
+    for (size_t k = 0; k < nt; k++) {
+        snprintf(line, sizeof line, "tid %u pid %u\n", tids[k], thread_pid(t, tids[k]));
+        etl_textbuf_puts(out, line);
+    }
+    free(pids);
+    free(tids);
+    return out->failed ? ETL_ERR_NOMEM : ETL_OK;
+}
 uint64_t etl_process_table_dropped(const etl_process_table *t) { return t->dropped; }

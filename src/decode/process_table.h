@@ -5,6 +5,7 @@
 #define ETL_DECODE_PROCESS_TABLE_H
 
 #include "etl/etl_schema.h"
+#include "util/textbuf.h"
 
 typedef struct etl_process_table etl_process_table;
 
@@ -14,6 +15,10 @@ void etl_process_table_free(etl_process_table *t);
 /* Records whose decoded fields the table learns from (kernel Process and Thread classes,
  * Microsoft-Windows-Kernel-Process): the only ones a first pass needs to decode. */
 int etl_process_table_wants(const etl_event_record *record);
+
+/* Among those, the ones whose decoded fields can change the table (the events etl_process_table_observe lists
+ * below); observing any other record amounts to etl_process_table_observe_header. */
+int etl_process_table_learns_from(const etl_event_record *record);
 
 /* Learns from a decoded event: kernel Process Start/End/DCStart/DCEnd/Defunct (ImageFileName, whatever the
  * layout version), Microsoft-Windows-Kernel-Process ProcessStart/ProcessStop/ProcessRundown (ImageName),
@@ -40,6 +45,13 @@ const char *etl_process_table_name(const etl_process_table *t, uint32_t pid, int
  * ETL_OK, or ETL_ERR_NOMEM (dst unchanged). */
 int etl_process_table_copy(etl_process_table *dst, const etl_process_table *src);
 
+/* Appends a canonical text of everything the table knows (per PID, sorted: its lifetimes and names in list
+ * order; per TID, sorted: its PID): equal texts, equal tables for every lookup. ETL_OK or ETL_ERR_NOMEM. */
+int etl_process_table_describe(const etl_process_table *t, etl_textbuf *out);
+/* The table a decoder learns into (decoder.c). */
+const etl_process_table *etl_decoder_process_table(const etl_decoder *decoder);
+/* Its ETL_DECODER_* flags (a first pass learning on a decoder of its own decodes as this one does). */
+unsigned etl_decoder_flags(const etl_decoder *decoder);
 /* Observations left out because they did not fit the table's bounds (see process_table.c): a hostile or
  * extreme trace; the events they concern may then show no or an older process name. */
 uint64_t etl_process_table_dropped(const etl_process_table *t);

@@ -1,10 +1,10 @@
 /* A diff side read from .etl files: the conversion pipeline (first pass for process names, decoding, the
  * caller's filter, the stable view) ending in baseline lines spilled to a temporary file. */
 #include "diff/diff_internal.h"
+#include "pipeline/learn.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define PROGRESS_EVERY 4096
 
@@ -18,16 +18,6 @@ typedef struct trace_run {
     uint64_t seen;
     int failed;  /* an etl_status */
 } trace_run;
-
-static int on_learn(const etl_event_record *record, void *ctx)
-{
-    trace_run *r = ctx;
-    if (etl_decoder_learn(r->decoder, record) != ETL_OK) {
-        r->failed = ETL_ERR_NOMEM;
-        return 1;
-    }
-    return 0;
-}
 
 static int on_event(const etl_event_record *record, void *ctx)
 {
@@ -71,21 +61,6 @@ static int on_event(const etl_event_record *record, void *ctx)
     return 0;
 }
 
-/* First pass for process names whose rundown comes at the end (WPR); not for pipes, which read once. */
-static int learn(trace_run *r, const char *const *files, size_t count)
-{
-    for (size_t i = 0; i < count; i++) {
-        struct stat st;
-        if (stat(files[i], &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-    }
-    etl_trace *t;
-    etl_error e;
-    if (etl_open(&t, files, count, NULL, &e) != ETL_OK) return 0;
-    etl_process(t, on_learn, r);
-    etl_close(t);
-    return r->failed;
-}
-
 int etl_diff_read_trace(etl_diff *d, int s, const char *const *files, size_t count, etl_schema_registry *registry,
                         etl_error *err)
 {
@@ -111,7 +86,7 @@ int etl_diff_read_trace(etl_diff *d, int s, const char *const *files, size_t cou
         rc = r.decoder ? ETL_ERR_IO : ETL_ERR_NOMEM;
         snprintf(err->message, sizeof err->message, "%s: %s", files[0],
                  r.decoder ? "cannot create a temporary file" : "out of memory");
-    } else if ((rc = learn(&r, files, count)) == ETL_OK) {
+    } else if ((rc = etl_learn_processes(r.decoder, registry, files, count, 1)) == ETL_OK) {
         rc = etl_process(r.trace, on_event, &r);
         if (r.failed) rc = r.failed;
         if (rc == ETL_STOPPED) rc = ETL_OK;

@@ -18,7 +18,8 @@
  * 1024) and at most `batch_bytes` of record bytes (default 1 MiB, plus one record of at most 64 KiB), plus the
  * text its owner rendered. Bound: window x (batch bytes + record headers + batch text) + N x (one decoder +
  * one overlay registry: what the trace teaches) + one base registry (the schemas the command line names,
- * parsed once and shared read-only by all workers; it was one full registry per worker) + one reader.
+ * parsed once and shared read-only by all workers; it was one full registry per worker) + one reader (and, for
+ * compressed traces, its decompress-ahead thread's 8 MiB of payloads: reader/prefetch.h).
  *
  * Threads: a run starts its own N (joined by etl_parallel_finish), or runs on a pool kept across runs
  * (config.pool, pipeline/workers.h): --each converts every file on the same N threads. */

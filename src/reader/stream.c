@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "reader/decompress.h"
+#include "reader/prefetch.h"
 #include "reader/record.h"
 #include "reader/trace_internal.h"
 
@@ -93,8 +94,17 @@ static int read_payload(etl_trace *t, etl_stream *s, const etl_buffer_ref *b)
     s->data = s->payload;
     if (b->flags & ETL_BUFFER_FLAG_COMPRESSED) {
         size_t in_len = b->disk_size - ETL_BUFFER_HEADER_SIZE;
-        const uint8_t *in = etl_input_view(&f->input, at, in_len);
-        if (!in) {
+        /* decompressed ahead by another thread (reader/prefetch.h)? */
+        size_t cap_before = s->payload_cap;
+        int rc = t->prefetch ? etl_prefetch_take(t->prefetch, s->file_index, b, &s->payload, &s->payload_cap)
+                             : ETL_PREFETCH_MISS;
+        const uint8_t *in = rc == ETL_PREFETCH_MISS ? etl_input_view(&f->input, at, in_len) : NULL;
+        if (rc != ETL_PREFETCH_MISS) {
+            s->data = s->payload;
+            t->resident += s->payload_cap - cap_before;  /* a payload of another capacity came in */
+            t->stats.buffers_prefetched += rc == ETL_OK;
+            count_mapped(t, in_len);
+        } else if (!in) {
             if (ensure(&t->scratch, &t->scratch_cap, in_len ? in_len : 1)) return ETL_ERR_NOMEM;
             if (etl_input_read(&f->input, at, t->scratch, in_len) != ETL_OK) {
                 etl_trace_diag(t, ETL_ERROR, ETL_ERR_IO, s->file_index, b->offset, "cannot read buffer");
@@ -102,11 +112,13 @@ static int read_payload(etl_trace *t, etl_stream *s, const etl_buffer_ref *b)
             }
             in = t->scratch;
         }
-        etl_compression_format used;
-        int rc = etl_decompress_etl_buffer(in, in_len, s->payload, expected, &used);
-        if (in != t->scratch) {  /* decompressed once: done with it */
-            etl_input_release(&f->input, at, in_len);
-            count_mapped(t, in_len);
+        if (rc == ETL_PREFETCH_MISS) {
+            etl_compression_format used;
+            rc = etl_decompress_etl_buffer(in, in_len, s->payload, expected, &used);
+            if (in != t->scratch) {  /* decompressed once: done with it */
+                etl_input_release(&f->input, at, in_len);
+                count_mapped(t, in_len);
+            }
         }
         if (rc != ETL_OK) {
             etl_trace_diag(t, ETL_ERROR, ETL_ERR_DECOMPRESS, s->file_index, b->offset,

@@ -16,6 +16,7 @@
 #include "reader/diag.h"
 #include "reader/input_cab.h"
 #include "reader/logfile_header.h"
+#include "reader/prefetch.h"
 #include "reader/record.h"
 #include "reader/trace_internal.h"
 
@@ -358,6 +359,7 @@ void etl_close(etl_trace *t)
         free(t);
         return;
     }
+    etl_prefetch_free(t->prefetch);  /* its threads read the files: first */
     for (size_t i = 0; i < t->stream_count; i++) free(t->streams[i].payload);
     for (size_t i = 0; i < t->file_count; i++) {
         etl_input_close(&t->files[i].input);

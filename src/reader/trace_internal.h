@@ -88,6 +88,7 @@ struct etl_trace {
     etl_trace_stats stats;
     int processed;
     int is_view;                 /* etl_trace_view: `files` belongs to another trace */
+    struct etl_prefetch *prefetch;  /* decompress-ahead threads (reader/prefetch.h), NULL: none */
 };
 
 /* Reports a diagnostic through the callback and counts it. */

@@ -3,7 +3,9 @@
  * The input is the content of an .etl file. It is written to a temporary file (the reader takes paths), opened,
  * and processed with a callback that reads every byte the record points at, so ASan sees any pointer outside
  * the reader's buffers. If the input's last byte is odd, the file is opened twice as a two-file trace to
- * exercise the merge; if bit 1 of that byte is set, timestamps stay raw. Seeds: tests/fuzz/seeds.sh. */
+ * exercise the merge; if bit 1 of that byte is set, timestamps stay raw; bit 2: a helper thread decompresses
+ * ahead (etl_trace_set_prefetch); bit 3: the streams are read unmerged (etl_process_stream, stopping and
+ * resuming every few records, as the first pass's rounds do). Seeds: tests/fuzz/seeds.sh. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,14 @@ static int on_event(const etl_event_record *r, void *ctx)
     return 0;
 }
 
+static int on_stream_event(const etl_event_record *r, uint64_t position, int header_first, void *ctx)
+{
+    unsigned *calls = ctx;
+    if (++*calls % 7 == 0) return 1;  /* stop: the next etl_process_stream call resumes with this record */
+    sink += (uint32_t)position + (uint32_t)header_first;
+    return on_event(r, NULL);
+}
+
 static void on_diagnostic(const etl_diagnostic *d, void *ctx)
 {
     (void)ctx;
@@ -62,7 +72,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     etl_trace *trace = NULL;
     etl_error err;
     if (etl_open(&trace, paths, (mode & 1) ? 2 : 1, &options, &err) == ETL_OK) {
-        etl_process(trace, on_event, NULL);
+        if (mode & 4)
+            etl_trace_set_prefetch(trace, 1);
+        if (mode & 8) {
+            for (size_t i = 0; i < etl_trace_stream_count(trace); i++) {
+                unsigned calls = 0;
+                while (etl_process_stream(trace, i, on_stream_event, &calls) == ETL_STOPPED)
+                    calls = 1;
+            }
+        } else {
+            etl_process(trace, on_event, NULL);
+        }
         const etl_trace_stats *stats = etl_trace_get_stats(trace);
         if (stats)
             sink += (uint32_t)stats->events;

@@ -1,0 +1,504 @@
+/* The first pass (pipeline/learn.h), two ways to the same process table.
+ *
+ * Merged: etl_process in time order, etl_decoder_learn on every record; at -j N, N-1 threads decompress ahead.
+ * etl_learn_processes reads by stream, but merged on several threads when the trace has compressed buffers.
+ *
+ * By stream: what the pass learns depends on the merged order only through (a) the process and thread events
+ * (applied in order: lifetimes open, close and get names) and (b) for each TID, the record that last gave its
+ * PID. Each thread reads whole streams (one processor's buffers: decompressing and parsing is then spread over
+ * every thread, and no merge heap runs), keeps a copy of each process/thread event the table learns from
+ * (etl_process_table_learns_from: starts, ends, rundowns; not context switches) and, per TID, the last PID
+ * its record headers gave, each with the record's merge key. The calling thread then applies, in merge-key
+ * order, the kept events and the last header PID of each TID (earlier ones are overwritten by it in the merged
+ * pass, and nothing reads the thread map in between). When every stream is in merge order (time never goes
+ * back inside a stream), the merged order is exactly the order of the merge keys (trace.c: FILETIME, raw
+ * time, processor, position; the first file's header record first), so the table ends the same. Several
+ * files (their tie rule depends on the previous record), a stream out of order, or more than COPY_BUDGET of
+ * kept events: the merged pass instead. */
+#include "pipeline/learn.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "decode/process_table.h"
+
+#define COPY_BUDGET ((size_t)32 << 20)  /* bytes of kept process/thread events, all threads together */
+#define MAX_WALKERS 64u
+
+enum { WALK_OK, WALK_UNORDERED, WALK_TOO_BIG, WALK_FAILED };
+
+/* A record's place in etl_process's order (trace.c stream_before, one file). */
+typedef struct merge_key {
+    int64_t time, raw;
+    uint64_t position;
+    uint32_t processor;
+    int header_first;
+} merge_key;
+
+typedef struct tid_seen {
+    uint32_t tid, pid;
+    merge_key at;
+    int used;
+} tid_seen;
+
+typedef struct kept_event {  /* followed by its extended items, payload and items' data */
+    merge_key at;
+    etl_event_record record;
+} kept_event;
+
+typedef struct stream_mark {
+    merge_key last;  /* the stream's previous record */
+    int have_last;
+} stream_mark;
+
+typedef struct walk_shared {
+    const char *const *paths;
+    size_t path_count, stream_count;
+    unsigned walkers;
+    stream_mark *marks;     /* per stream; a stream is read by one walker only */
+    unsigned *owner;        /* per stream: the walker that reads it */
+    int64_t round_end;      /* this round reads the records before this time */
+    unsigned round, finished, helpers;
+    int done;
+    pthread_mutex_t lock;
+    pthread_cond_t go, came_back;
+} walk_shared;
+
+typedef struct walker {
+    walk_shared *shared;
+    unsigned index;         /* reads the streams whose owner this is */
+    etl_trace *trace;       /* its own handle: a stream's position lives in it from round to round */
+    tid_seen *tids;
+    size_t tid_capacity, tid_count;
+    kept_event **kept;
+    size_t kept_count, kept_capacity, kept_bytes, budget;
+    stream_mark *mark;      /* of the stream being read */
+    int status;
+    etl_decoder *warm;      /* the calling thread's walker: loads the schemas the replay decodes with, meanwhile */
+    pthread_t thread;
+} walker;
+
+static int key_before(const merge_key *a, const merge_key *b)
+{
+    if (a->header_first != b->header_first) return a->header_first;
+    if (a->time != b->time) return a->time < b->time;
+    if (a->raw != b->raw) return a->raw < b->raw;
+    if (a->processor != b->processor) return a->processor < b->processor;
+    return a->position < b->position;
+}
+
+/* ---- the last PID of each TID -------------------------------------------------------------------------- */
+
+static size_t tid_slot(const tid_seen *table, size_t capacity, uint32_t tid)
+{
+    size_t i = (size_t)(tid * 2654435761u) & (capacity - 1);
+    while (table[i].used && table[i].tid != tid) i = (i + 1) & (capacity - 1);
+    return i;
+}
+
+static int grow_tids(walker *w)
+{
+    if ((w->tid_count + 1) * 2 <= w->tid_capacity) return 0;
+    size_t capacity = w->tid_capacity ? w->tid_capacity * 2 : 1024;
+    tid_seen *fresh = calloc(capacity, sizeof *fresh);
+    if (!fresh) return -1;
+    for (size_t i = 0; i < w->tid_capacity; i++)
+        if (w->tids[i].used) fresh[tid_slot(fresh, capacity, w->tids[i].tid)] = w->tids[i];
+    free(w->tids);
+    w->tids = fresh;
+    w->tid_capacity = capacity;
+    return 0;
+}
+
+/* tid had pid at `at`: kept when it is the latest so far. */
+static int note_tid(walker *w, uint32_t tid, uint32_t pid, const merge_key *at)
+{
+    if (w->tid_capacity) {
+        tid_seen *s = &w->tids[tid_slot(w->tids, w->tid_capacity, tid)];
+        if (s->used) {
+            if (key_before(&s->at, at)) {
+                s->pid = pid;
+                s->at = *at;
+            }
+            return 0;
+        }
+    }
+    if (grow_tids(w) != 0) return -1;
+    w->tids[tid_slot(w->tids, w->tid_capacity, tid)] = (tid_seen){tid, pid, *at, 1};
+    w->tid_count++;
+    return 0;
+}
+
+/* ---- kept process/thread events ------------------------------------------------------------------------- */
+
+/* A copy of what etl_decoder_learn reads of a record: the header, payload and extended items (not `raw`, which
+ * decoding never reads). */
+static int keep_event(walker *w, const etl_event_record *r, const merge_key *at)
+{
+    uint16_t items = r->extended_data ? r->extended_data_count : 0;
+    size_t bytes = sizeof(kept_event) + items * sizeof(etl_extended_item) + r->user_data_length;
+    for (uint16_t i = 0; i < items; i++) bytes += r->extended_data[i].data_size;
+    if (w->kept_bytes + bytes > w->budget) {
+        w->status = WALK_TOO_BIG;
+        return -1;
+    }
+    if (w->kept_count == w->kept_capacity) {
+        size_t n = w->kept_capacity ? w->kept_capacity * 2 : 256;
+        kept_event **grown = realloc(w->kept, n * sizeof *grown);
+        if (!grown) return -1;
+        w->kept = grown;
+        w->kept_capacity = n;
+    }
+    kept_event *k = malloc(bytes);
+    if (!k) return -1;
+    k->at = *at;
+    k->record = *r;
+    k->record.raw = NULL;
+    k->record.raw_size = 0;
+    etl_extended_item *copies = (etl_extended_item *)(k + 1);
+    uint8_t *p = (uint8_t *)(copies + items);
+    if (r->user_data) memcpy(p, r->user_data, r->user_data_length);
+    k->record.user_data = r->user_data ? p : NULL;
+    p += r->user_data_length;
+    for (uint16_t i = 0; i < items; i++) {
+        copies[i] = r->extended_data[i];
+        if (r->extended_data[i].data) memcpy(p, r->extended_data[i].data, r->extended_data[i].data_size);
+        copies[i].data = r->extended_data[i].data ? p : NULL;
+        p += r->extended_data[i].data_size;
+    }
+    k->record.extended_data = items ? copies : NULL;
+    w->kept[w->kept_count++] = k;
+    w->kept_bytes += bytes;
+    return 0;
+}
+
+/* ---- reading streams ------------------------------------------------------------------------------------ */
+
+static int on_stream_record(const etl_event_record *r, uint64_t position, int header_first, void *ctx)
+{
+    walker *w = ctx;
+    merge_key at = {r->header.timestamp, r->raw_timestamp, position, r->buffer_context.processor_index,
+                    header_first};
+    if (!header_first) {
+        stream_mark *m = w->mark;  /* the merge keeps a stream's order: its keys must not go back */
+        if (m->have_last && (at.time < m->last.time || (at.time == m->last.time && at.raw < m->last.raw))) {
+            w->status = WALK_UNORDERED;
+            return 1;
+        }
+        if (at.time >= w->shared->round_end) return 1;  /* the next round's: kept in the stream for it */
+        m->last = at;
+        m->have_last = 1;
+    }
+    if (etl_process_table_learns_from(r)) {
+        if (keep_event(w, r, &at) != 0) goto failed;
+        /* loading a schema (a manifest parsed on first use) costs more than reading many streams: done while
+         * the other threads read, on a decoder of the same registry whose table is thrown away */
+        if (w->warm && etl_decoder_learn(w->warm, r) != ETL_OK) goto failed;
+        return 0;
+    }
+    const etl_event_header *h = &r->header;  /* all that observing this record learns (process_table.h) */
+    if (h->process_id != UINT32_MAX && h->thread_id != UINT32_MAX && h->thread_id != 0 &&
+        note_tid(w, h->thread_id, h->process_id, &at) != 0)
+        goto failed;
+    return 0;
+failed:
+    if (w->status == WALK_OK) w->status = WALK_FAILED;
+    return 1;
+}
+
+/* This walker's streams, up to the round's end. */
+static void walk_round(walker *w)
+{
+    walk_shared *sh = w->shared;
+    for (size_t i = 0; i < sh->stream_count && w->status == WALK_OK; i++) {
+        if (sh->owner[i] != w->index) continue;
+        w->mark = &sh->marks[i];
+        int rc = etl_process_stream(w->trace, i, on_stream_record, w);
+        if (rc < 0 && w->status == WALK_OK) w->status = WALK_FAILED;
+    }
+}
+
+static void *walker_thread(void *arg)
+{
+    walker *w = arg;
+    walk_shared *sh = w->shared;
+    unsigned seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&sh->lock);
+        while (sh->round == seen && !sh->done) pthread_cond_wait(&sh->go, &sh->lock);
+        seen = sh->round;
+        int done = sh->done;
+        pthread_mutex_unlock(&sh->lock);
+        if (done) return NULL;
+        walk_round(w);
+        pthread_mutex_lock(&sh->lock);
+        sh->finished++;
+        pthread_cond_signal(&sh->came_back);
+        pthread_mutex_unlock(&sh->lock);
+    }
+}
+
+/* One round on every walker: the helpers and the calling thread's own streams. */
+static void run_round(walker *walkers, walk_shared *sh)
+{
+    pthread_mutex_lock(&sh->lock);
+    sh->finished = 0;
+    sh->round++;
+    pthread_cond_broadcast(&sh->go);
+    pthread_mutex_unlock(&sh->lock);
+    walk_round(&walkers[0]);
+    pthread_mutex_lock(&sh->lock);
+    while (sh->finished < sh->helpers) pthread_cond_wait(&sh->came_back, &sh->lock);
+    pthread_mutex_unlock(&sh->lock);
+}
+
+static void walker_forget(walker *w)
+{
+    for (size_t i = 0; i < w->kept_count; i++) free(w->kept[i]);
+    w->kept_count = 0;
+    w->kept_bytes = 0;
+    if (w->tids) memset(w->tids, 0, w->tid_capacity * sizeof *w->tids);
+    w->tid_count = 0;
+}
+
+static void walker_free(walker *w)
+{
+    walker_forget(w);
+    free(w->kept);
+    free(w->tids);
+    etl_close(w->trace);
+}
+
+/* ---- applying what the streams gave, in merge order ------------------------------------------------------ */
+
+static int by_key(const void *a, const void *b)
+{
+    const merge_key *x = a, *y = b;
+    return key_before(x, y) ? -1 : key_before(y, x);
+}
+
+static int by_kept_key(const void *a, const void *b)
+{
+    return by_key(&(*(kept_event *const *)a)->at, &(*(kept_event *const *)b)->at);
+}
+
+static int by_tid_key(const void *a, const void *b)
+{
+    return by_key(&((const tid_seen *)a)->at, &((const tid_seen *)b)->at);
+}
+
+static int replay(etl_decoder *decoder, walker *walkers, unsigned count)
+{
+    walker *all = &walkers[0];  /* gathers the others' TIDs and events */
+    for (unsigned i = 1; i < count; i++) {
+        walker *w = &walkers[i];
+        for (size_t k = 0; k < w->tid_capacity; k++)
+            if (w->tids[k].used && note_tid(all, w->tids[k].tid, w->tids[k].pid, &w->tids[k].at) != 0)
+                return ETL_ERR_NOMEM;
+        size_t n = all->kept_count + w->kept_count;
+        if (n > all->kept_capacity) {
+            kept_event **grown = realloc(all->kept, n * sizeof *grown);
+            if (!grown) return ETL_ERR_NOMEM;
+            all->kept = grown;
+            all->kept_capacity = n;
+        }
+        memcpy(all->kept + all->kept_count, w->kept, w->kept_count * sizeof *w->kept);
+        all->kept_count = n;
+        w->kept_count = 0;
+    }
+    tid_seen *tids = malloc((all->tid_count + 1) * sizeof *tids);
+    if (!tids) return ETL_ERR_NOMEM;
+    size_t tid_count = 0;
+    for (size_t k = 0; k < all->tid_capacity; k++)
+        if (all->tids[k].used) tids[tid_count++] = all->tids[k];
+    qsort(tids, tid_count, sizeof *tids, by_tid_key);
+    qsort(all->kept, all->kept_count, sizeof *all->kept, by_kept_key);
+    int rc = ETL_OK;
+    size_t t = 0, e = 0;
+    while (rc == ETL_OK && (t < tid_count || e < all->kept_count)) {
+        if (e == all->kept_count || (t < tid_count && key_before(&tids[t].at, &all->kept[e]->at))) {
+            etl_event_record header;  /* a record that only names its thread's process */
+            memset(&header, 0, sizeof header);
+            header.header.thread_id = tids[t].tid;
+            header.header.process_id = tids[t].pid;
+            header.header.timestamp = tids[t].at.time;
+            header.kind = ETL_KIND_EVENT64;
+            rc = etl_decoder_learn(decoder, &header);
+            t++;
+        } else {
+            rc = etl_decoder_learn(decoder, &all->kept[e++]->record);
+        }
+    }
+    free(tids);
+    for (unsigned i = 0; i < count; i++) walker_forget(&walkers[i]);
+    return rc == ETL_OK ? ETL_OK : ETL_ERR_NOMEM;
+}
+
+/* Streams go to walkers by size, largest first to the walker with the fewest bytes so far (processors are
+ * far from equally busy: every other stream can hold three times the bytes of its neighbour). */
+typedef struct sized_stream {
+    uint64_t bytes;
+    size_t index;
+} sized_stream;
+
+static int by_bytes_down(const void *a, const void *b)
+{
+    const sized_stream *x = a, *y = b;
+    if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int share_streams(walk_shared *sh, const etl_trace *t)
+{
+    uint64_t load[MAX_WALKERS] = {0};
+    sized_stream *order = malloc((sh->stream_count ? sh->stream_count : 1) * sizeof *order);
+    if (!order) return -1;
+    for (size_t i = 0; i < sh->stream_count; i++) order[i] = (sized_stream){etl_trace_stream_bytes(t, i), i};
+    qsort(order, sh->stream_count, sizeof *order, by_bytes_down);
+    for (size_t i = 0; i < sh->stream_count; i++) {
+        unsigned least = 0;
+        for (unsigned w = 1; w < sh->walkers; w++)
+            if (load[w] < load[least]) least = w;
+        sh->owner[order[i].index] = least;
+        load[least] += order[i].bytes;
+    }
+    free(order);
+    return 0;
+}
+
+/* Rounds of about ROUND_BYTES of trace each, by time (the buffers' flush times): what is kept is applied after
+ * each round, so memory holds about one round's process/thread events. */
+#define ROUND_BYTES ((uint64_t)64 << 20)
+
+typedef struct round_plan {
+    unsigned rounds;
+    int64_t first, last;
+} round_plan;
+
+static round_plan plan_rounds(const etl_trace *t, const char *path, uint64_t round_bytes)
+{
+    round_plan p = {1, 0, 0};
+    struct stat st;
+    if (!etl_trace_time_range(t, &p.first, &p.last) || p.last <= p.first || stat(path, &st) != 0) return p;
+    uint64_t rounds = ((uint64_t)st.st_size + round_bytes - 1) / round_bytes;
+    p.rounds = rounds < 1 ? 1 : rounds > 4096 ? 4096 : (unsigned)rounds;
+    return p;
+}
+
+static int64_t round_end(const round_plan *p, unsigned round)
+{
+    if (round + 1 >= p->rounds) return INT64_MAX;
+    return p->first + (int64_t)((double)(p->last - p->first) * (round + 1) / p->rounds);
+}
+
+int etl_learn_processes_by_stream(etl_decoder *decoder, etl_schema_registry *registry, const char *const *paths,
+                                  size_t count, unsigned threads, uint64_t round_bytes)
+{
+    walker walkers[MAX_WALKERS];
+    memset(walkers, 0, sizeof walkers);
+    etl_error err;
+    if (count != 1 || !registry || etl_open(&walkers[0].trace, paths, count, NULL, &err) != ETL_OK)
+        return ETL_LEARN_BY_STREAM_NOT;
+    walk_shared sh;
+    memset(&sh, 0, sizeof sh);
+    sh.paths = paths;
+    sh.path_count = count;
+    sh.stream_count = etl_trace_stream_count(walkers[0].trace);
+    unsigned n = threads ? threads : 1;
+    if (n > MAX_WALKERS) n = MAX_WALKERS;
+    if (n > sh.stream_count) n = sh.stream_count ? (unsigned)sh.stream_count : 1;
+    for (unsigned i = 1; i < n; i++)  /* each helper reads through its own handle on the files */
+        if (etl_open(&walkers[i].trace, paths, count, NULL, &err) != ETL_OK) {
+            n = i;
+            break;
+        }
+    sh.marks = calloc(sh.stream_count ? sh.stream_count : 1, sizeof *sh.marks);
+    sh.owner = calloc(sh.stream_count ? sh.stream_count : 1, sizeof *sh.owner);
+    pthread_mutex_init(&sh.lock, NULL);
+    pthread_cond_init(&sh.go, NULL);
+    pthread_cond_init(&sh.came_back, NULL);
+    /* The replay learns into a decoder of its own, without diagnostics, and hands its table over only when all
+     * went through and nothing was left out at the table's bounds (which observations are left out depends on
+     * the order: the merged pass decides then, and warns where it should). */
+    etl_decoder *into = etl_decoder_new(registry, walkers[0].trace);
+    if (into) etl_decoder_set_flags(into, etl_decoder_flags(decoder));
+    int rc = sh.marks && sh.owner && into ? ETL_OK : ETL_ERR_NOMEM;
+    for (unsigned i = 0; i < n; i++) {
+        walkers[i].shared = &sh;
+        walkers[i].index = i;
+        walkers[i].budget = COPY_BUDGET / n;
+    }
+    for (unsigned i = 1; rc == ETL_OK && i < n; i++) {
+        if (pthread_create(&walkers[i].thread, NULL, walker_thread, &walkers[i]) != 0) break;
+        sh.helpers++;
+    }
+    sh.walkers = sh.helpers + 1;  /* helpers wait for the first round: the streams go to those that started */
+    if (rc == ETL_OK && share_streams(&sh, walkers[0].trace) != 0) rc = ETL_ERR_NOMEM;
+    if (rc == ETL_OK && sh.helpers && !(walkers[0].warm = etl_decoder_new(registry, walkers[0].trace)))
+        rc = ETL_ERR_NOMEM;
+    round_plan plan = plan_rounds(walkers[0].trace, paths[0], round_bytes ? round_bytes : ROUND_BYTES);
+    for (unsigned r = 0; rc == ETL_OK && r < plan.rounds; r++) {
+        sh.round_end = round_end(&plan, r);
+        run_round(walkers, &sh);
+        for (unsigned i = 0; i < sh.walkers; i++)
+            if (walkers[i].status != WALK_OK) rc = ETL_LEARN_BY_STREAM_NOT;
+        if (rc == ETL_OK) rc = replay(into, walkers, sh.walkers);
+    }
+    pthread_mutex_lock(&sh.lock);
+    sh.done = 1;
+    pthread_cond_broadcast(&sh.go);
+    pthread_mutex_unlock(&sh.lock);
+    for (unsigned i = 1; i <= sh.helpers; i++) pthread_join(walkers[i].thread, NULL);
+    if (rc == ETL_OK && etl_process_table_dropped(etl_decoder_process_table(into))) rc = ETL_LEARN_BY_STREAM_NOT;
+    if (rc == ETL_OK) rc = etl_decoder_copy_processes(decoder, into);
+    etl_decoder_free(walkers[0].warm);
+    etl_decoder_free(into);
+    pthread_cond_destroy(&sh.go);
+    pthread_cond_destroy(&sh.came_back);
+    pthread_mutex_destroy(&sh.lock);
+    free(sh.marks);
+    free(sh.owner);
+    for (unsigned i = 0; i < n; i++) walker_free(&walkers[i]);
+    return rc;
+}
+
+/* ---- merged ----------------------------------------------------------------------------------------------- */
+
+static int on_learn_record(const etl_event_record *record, void *ctx)
+{
+    return etl_decoder_learn(ctx, record) != ETL_OK;
+}
+
+int etl_learn_processes_merged(etl_decoder *decoder, const char *const *paths, size_t count, unsigned threads)
+{
+    etl_trace *trace;
+    etl_error err;
+    if (etl_open(&trace, paths, count, NULL, &err) != ETL_OK) return ETL_OK;
+    if (threads >= 2) etl_trace_set_prefetch(trace, threads - 1);
+    int rc = etl_process(trace, on_learn_record, decoder);
+    etl_close(trace);
+    return rc == ETL_STOPPED ? ETL_ERR_NOMEM : ETL_OK;
+}
+
+int etl_learn_processes(etl_decoder *decoder, etl_schema_registry *registry, const char *const *paths, size_t count,
+                        unsigned threads)
+{
+    for (size_t i = 0; i < count; i++) {
+        struct stat st;  /* a pipe cannot be read twice */
+        if (stat(paths[i], &st) != 0 || !S_ISREG(st.st_mode)) return ETL_OK;
+    }
+    /* Compressed buffers with spare threads: the merged pass with decompress-ahead splits the work more evenly
+     * than streams do (the calling thread's replay waits for the slowest stream reader, and a busy processor's
+     * stream can hold most of a trace); otherwise by stream. */
+    etl_trace *t;
+    etl_error err;
+    int compressed = 0;
+    if (threads >= 2 && etl_open(&t, paths, count, NULL, &err) == ETL_OK) {
+        compressed = etl_trace_get_stats(t)->buffers_compressed > 0;
+        etl_close(t);
+    }
+    int rc = compressed ? ETL_LEARN_BY_STREAM_NOT : etl_learn_processes_by_stream(decoder, registry, paths, count, threads, 0);
+    return rc == ETL_LEARN_BY_STREAM_NOT ? etl_learn_processes_merged(decoder, paths, count, threads) : rc;
+}

@@ -1,0 +1,54 @@
+/* One stream's records in stream order, unmerged (etl_process_stream in etl/etl.h): for a first pass that
+ * orders what it keeps itself, on several threads (each with its own handle on the files). */
+#include "reader/clock.h"
+#include "reader/logfile_header.h"
+#include "reader/trace_internal.h"
+
+size_t etl_trace_stream_count(const etl_trace *t) { return t ? t->stream_count : 0; }
+
+uint64_t etl_trace_stream_bytes(const etl_trace *t, size_t index)
+{
+    uint64_t bytes = 0;
+    if (!t || index >= t->stream_count) return 0;
+    for (size_t k = 0; k < t->streams[index].buffer_count; k++) bytes += t->streams[index].buffers[k].disk_size;
+    return bytes;
+}
+
+int etl_process_stream(etl_trace *t, size_t index, etl_stream_record_fn callback, void *ctx)
+{
+    if (!t || !callback || t->is_view || index >= t->stream_count) return ETL_ERR_ARG;
+    etl_stream *s = &t->streams[index];
+    t->processed = 1;  /* no etl_process after this: its streams would not start at their beginning */
+    int header_first = 0;
+    if (!s->current && !s->next_buffer) {  /* first call: start the stream */
+        int rc = etl_stream_start(t, s);
+        if (rc != ETL_OK) return rc;
+        /* as in etl_process: the first file's log-file header record is delivered before anything else */
+        header_first = s->has_record && s->file_index == 0 && t->files[0].have_header &&
+                       s->current == &t->files[0].buffers[0] && s->pos == 0 &&
+                       etl_is_logfile_header_record(&s->record);
+    }
+    while (s->has_record) {  /* a later call resumes with the record the callback stopped at */
+        if (callback(&s->record, s->order, header_first, ctx) != 0) return ETL_STOPPED;
+        t->stats.events++;
+        header_first = 0;
+        int rc = etl_stream_next(t, s);
+        if (rc != ETL_OK) return rc;
+    }
+    return ETL_OK;
+}
+
+int etl_trace_time_range(const etl_trace *t, int64_t *first, int64_t *last)
+{
+    int any = 0;
+    for (size_t i = 0; t && i < t->file_count; i++) {
+        const etl_trace_file *f = &t->files[i];
+        for (size_t k = 0; k < f->buffer_count; k++) {
+            int64_t at = etl_clock_to_filetime(&f->clock, f->buffers[k].timestamp);
+            if (!any || at < *first) *first = at;
+            if (!any || at > *last) *last = at;
+            any = 1;
+        }
+    }
+    return any;
+}

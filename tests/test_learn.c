@@ -1,0 +1,391 @@
+/* The first pass on several threads (src/pipeline/learn.c, src/reader/prefetch.c, src/reader/stream_walk.c).
+ * - Decompress-ahead: every corpus trace delivers the same records (every header field, payload and extended
+ *   item, file and buffer offset) and the same diagnostics in the same order with 0, 1, 2 or 3 helper threads,
+ *   also when a 1 MiB memory budget makes the reader evict and re-read buffers.
+ * - The process table (every lifetime, name and TID -> PID, etl_process_table_describe) learnt by stream on
+ *   1, 2 and 5 threads (in one round, or rounds of 256 KiB), merged with decompress-ahead, and by etl_learn_processes equals the merged pass on one
+ *   thread, on every corpus trace; on copies made to exercise what the corpus lacks: a thread whose last
+ *   record header names another process (the latest header must win across streams), or whose last header is
+ *   followed by a thread event; and a stream that goes back in time (by stream refuses, merged is used).
+ * The oracle for the table's content on a WPR trace with its process rundown at the end: corpus EXPECTED.md
+ * §5.1 (TraceLoggingTester is the process that wrote the CSharpTraceLoggingEventSource events;
+ * tests/cli_process.sh checks the names in the output). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "decode/process_table.h"
+#include "etl/etl.h"
+#include "etl/etl_schema.h"
+#include "pipeline/learn.h"
+#include "reader/prefetch.h"
+#include "support/corpus.h"
+
+typedef struct digest {
+    uint64_t records, hash, diagnostics;
+} digest;
+
+static void mix(uint64_t *h, const void *data, size_t n)
+{
+    const uint8_t *p = data;
+    for (size_t i = 0; i < n; i++) *h = (*h ^ p[i]) * 1099511628211ull;
+}
+
+#define MIX(h, v) mix((h), &(v), sizeof(v))
+
+static int on_record(const etl_event_record *r, void *ctx)
+{
+    digest *d = ctx;
+    const etl_event_header *h = &r->header;
+    d->records++;
+    MIX(&d->hash, h->size);
+    MIX(&d->hash, h->flags);
+    MIX(&d->hash, h->thread_id);
+    MIX(&d->hash, h->process_id);
+    MIX(&d->hash, h->timestamp);
+    MIX(&d->hash, h->provider_id);
+    MIX(&d->hash, h->descriptor.id);
+    MIX(&d->hash, h->descriptor.opcode);
+    MIX(&d->hash, h->processor_time);
+    MIX(&d->hash, h->activity_id);
+    MIX(&d->hash, r->kind);
+    MIX(&d->hash, r->raw_timestamp);
+    MIX(&d->hash, r->file_index);
+    MIX(&d->hash, r->file_offset);
+    MIX(&d->hash, r->buffer_context.processor_index);
+    MIX(&d->hash, r->user_data_length);
+    if (r->user_data) mix(&d->hash, r->user_data, r->user_data_length);
+    for (uint16_t i = 0; i < r->extended_data_count; i++) {
+        MIX(&d->hash, r->extended_data[i].ext_type);
+        mix(&d->hash, r->extended_data[i].data, r->extended_data[i].data_size);
+    }
+    return 0;
+}
+
+static void on_diagnostic(const etl_diagnostic *diag, void *ctx)
+{
+    digest *d = ctx;
+    d->diagnostics++;
+    mix(&d->hash, diag->message, strlen(diag->message));
+}
+
+/* Reads a trace with `prefetch` decompress-ahead threads (0: none) and a memory budget (0: default). */
+static digest read_trace(const char *path, unsigned prefetch, size_t budget, uint64_t *prefetched)
+{
+    digest d = {0, 14695981039346656037ull, 0};
+    etl_open_options o = {0, on_diagnostic, &d};
+    etl_trace *t;
+    etl_error err;
+    int rc = etl_open(&t, &path, 1, &o, &err);
+    *prefetched = 0;
+    if (rc != ETL_OK) {  /* empty.etl: no trace, the same way each time */
+        MIX(&d.hash, rc);
+        return d;
+    }
+    etl_trace_set_memory_budget(t, budget);
+    if (prefetch) {
+        assert_int_equal(etl_trace_set_prefetch(t, prefetch), ETL_OK);
+        etl_prefetch_settle(t);  /* the buffers decompressed ahead are then taken whatever the scheduling */
+    }
+    rc = etl_process(t, on_record, &d);
+    MIX(&d.hash, rc);
+    *prefetched = etl_trace_get_stats(t)->buffers_prefetched;
+    etl_close(t);
+    return d;
+}
+
+static void assert_same(const digest *a, const digest *b, const char *what, const char *file)
+{
+    if (a->records != b->records || a->hash != b->hash || a->diagnostics != b->diagnostics)
+        fail_msg("%s: %s: %llu records, %llu diagnostics vs %llu, %llu (or different bytes)", file, what,
+                 (unsigned long long)a->records, (unsigned long long)a->diagnostics,
+                 (unsigned long long)b->records, (unsigned long long)b->diagnostics);
+}
+
+static void test_prefetch_delivers_the_same_records(void **state)
+{
+    (void)state;
+    static corpus_trace traces[128];
+    size_t n = corpus_traces(traces, 128);
+    assert_true(n >= 30);
+    uint64_t compressed_traces = 0, ahead_total = 0;
+    for (size_t i = 0; i < n; i++) {
+        char path[300];
+        snprintf(path, sizeof path, "testdata/%.255s", traces[i].file);
+        uint64_t ahead, ahead3, ahead_small, none;
+        digest plain = read_trace(path, 0, 0, &none);
+        digest one = read_trace(path, 1, 0, &ahead);
+        digest three = read_trace(path, 3, 0, &ahead3);
+        assert_int_equal(none, 0);
+        assert_same(&plain, &one, "1 prefetch thread", path);
+        assert_same(&plain, &three, "3 prefetch threads", path);
+        /* 1 MiB budget: streams evict each other's payloads and read them again (reader/stream.c) */
+        digest small_plain = read_trace(path, 0, 1 << 20, &none);
+        digest small = read_trace(path, 2, 1 << 20, &ahead_small);
+        assert_same(&small_plain, &small, "2 prefetch threads, 1 MiB budget", path);
+        assert_same(&plain, &small_plain, "1 MiB budget", path);
+        if (ahead) compressed_traces++;
+        ahead_total += ahead + ahead3 + ahead_small;
+        if (strstr(path, "net.4.5.2.x86")) assert_true(ahead > 0);  /* 275 compressed buffers */
+    }
+    /* not vacuous: the compressed traces (net.4.5.2.x86, smallEtlFile, SelfDescribingSingleEvent, PktMon,
+     * terraingen2d) had buffers decompressed ahead */
+    assert_true(compressed_traces >= 3);
+    assert_true(ahead_total > 300);
+}
+
+enum { MERGED, BY_STREAM, AUTO };
+
+/* The process table a first pass leaves, as text; by stream: ETL_LEARN_BY_STREAM_NOT when it could not. */
+static int learn_rounds(etl_schema_registry *registry, const char *path, int how, unsigned threads,
+                        uint64_t round_bytes, etl_textbuf *out)
+{
+    etl_trace *t;
+    etl_error err;
+    if (etl_open(&t, &path, 1, NULL, &err) != ETL_OK) return -1;  /* empty.etl */
+    etl_decoder *d = etl_decoder_new(registry, t);
+    assert_non_null(d);
+    int rc = how == MERGED      ? etl_learn_processes_merged(d, &path, 1, threads)
+             : how == BY_STREAM ? etl_learn_processes_by_stream(d, registry, &path, 1, threads, round_bytes)
+                                : etl_learn_processes(d, registry, &path, 1, threads);
+    assert_true(rc == ETL_OK || (how == BY_STREAM && rc == ETL_LEARN_BY_STREAM_NOT));
+    assert_int_equal(etl_process_table_describe(etl_decoder_process_table(d), out), ETL_OK);
+    etl_textbuf_append(out, "", 1);
+    etl_decoder_free(d);
+    etl_close(t);
+    return rc;
+}
+
+static int learn(etl_schema_registry *registry, const char *path, int how, unsigned threads, etl_textbuf *out)
+{
+    return learn_rounds(registry, path, how, threads, 0, out);
+}
+
+static void assert_same_table(const etl_textbuf *a, const etl_textbuf *b, const char *what, const char *path)
+{
+    if (a->length != b->length || memcmp(a->data, b->data, a->length) != 0)
+        fail_msg("%s: %s learnt another process table than the merged pass on one thread", path, what);
+}
+
+static void test_parallel_first_pass_learns_the_same_table(void **state)
+{
+    (void)state;
+    etl_schema_registry *registry = etl_schema_registry_new();
+    etl_error err;
+    etl_schema_load_bundled(registry, &err);
+    static corpus_trace traces[128];
+    size_t n = corpus_traces(traces, 128);
+    size_t named = 0, by_stream = 0;
+    for (size_t i = 0; i < n; i++) {
+        char path[300];
+        snprintf(path, sizeof path, "testdata/%.255s", traces[i].file);
+        etl_textbuf ref = {0}, other = {0};
+        if (learn(registry, path, MERGED, 1, &ref) < 0) continue;
+        /* rounds of 256 KiB: the small corpus traces are read in many rounds too (64 MiB by default) */
+        static const struct { int how; unsigned threads; uint64_t round_bytes; const char *what; } ways[] = {
+            {MERGED, 2, 0, "merged, 2 threads"}, {MERGED, 4, 0, "merged, 4 threads"},
+            {BY_STREAM, 1, 0, "by stream, 1 thread"}, {BY_STREAM, 2, 0, "by stream, 2 threads"},
+            {BY_STREAM, 5, 0, "by stream, 5 threads"}, {BY_STREAM, 1, 256 << 10, "by stream, 1 thread, rounds"},
+            {BY_STREAM, 3, 256 << 10, "by stream, 3 threads, rounds"}, {AUTO, 2, 0, "etl_learn_processes, 2 threads"},
+        };
+        for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
+            etl_textbuf_reset(&other);
+            int rc = learn_rounds(registry, path, ways[w].how, ways[w].threads, ways[w].round_bytes, &other);
+            if (rc == ETL_LEARN_BY_STREAM_NOT) {
+                assert_int_equal(other.length, 1);  /* learnt nothing: the merged pass then */
+                continue;
+            }
+            if (ways[w].how == BY_STREAM && ways[w].threads == 1) by_stream++;
+            assert_same_table(&ref, &other, ways[w].what, path);
+        }
+        if (strstr(ref.data, "pid ")) named++;
+        if (strstr(path, "TraceLoggingTester"))  /* WPR: the rundown at the end names the process */
+            assert_non_null(strstr(ref.data, "] TraceLoggingTester"));
+        if (strstr(path, "net.4.5.2.x86")) assert_non_null(strstr(ref.data, "pid "));  /* compressed */
+        etl_textbuf_free(&ref);
+        etl_textbuf_free(&other);
+    }
+    assert_true(named >= 10);
+    assert_true(by_stream >= 20);  /* not vacuous: most traces are read by stream */
+    etl_schema_registry_free(registry);
+}
+
+/* A thread whose process changes in the middle of the trace (a TID reused), seen on several processors: the
+ * corpus has none, so one is made from TraceLoggingTester (uncompressed) by giving the last record of its
+ * most widely seen thread another PID. The merged pass then ends with that PID for the TID; reading by
+ * stream must keep, across streams and threads, the header that comes last in merge order. */
+typedef struct last_of_tid {
+    uint32_t tid, processors_seen;
+    uint64_t processor_mask, file_offset;
+    uint32_t record_offset, pid;
+    uint8_t head[16];
+} last_of_tid;
+
+typedef struct tid_scan {
+    last_of_tid slots[8192];
+} tid_scan;
+
+static int on_scan(const etl_event_record *r, void *ctx)
+{
+    tid_scan *sc = ctx;
+    const etl_event_header *h = &r->header;
+    if (etl_process_table_wants(r) || h->process_id == UINT32_MAX || h->thread_id == UINT32_MAX || !h->thread_id ||
+        !r->raw || r->raw_size < 16)
+        return 0;
+    size_t i = (h->thread_id * 2654435761u) & 8191;
+    while (sc->slots[i].tid && sc->slots[i].tid != h->thread_id) i = (i + 1) & 8191;
+    last_of_tid *l = &sc->slots[i];
+    l->tid = h->thread_id;
+    uint64_t bit = 1ull << (r->buffer_context.processor_index & 63);
+    if (!(l->processor_mask & bit)) l->processors_seen++;
+    l->processor_mask |= bit;
+    l->file_offset = r->file_offset;
+    l->record_offset = r->record_offset;
+    l->pid = h->process_id;
+    memcpy(l->head, r->raw, 16);
+    return 0;
+}
+
+/* Patches the PID of `l`'s record in a copy of `src`; the copy's path in `path`. */
+static void patched_copy(const char *src, const last_of_tid *l, uint32_t pid, char *path)
+{
+    size_t size;
+    uint8_t *bytes = corpus_load(src, &size);
+    assert_non_null(bytes);
+    uint64_t at = l->file_offset + 0x48 + l->record_offset;  /* buffer header, then the records */
+    assert_true(at + 16 <= size);
+    assert_memory_equal(bytes + at, l->head, 16);  /* it is that record */
+    memcpy(bytes + at + 12, &pid, 4);              /* ProcessId, little-endian as on this machine */
+    assert_int_equal(corpus_write_temp(bytes, size, path), 0);
+    free(bytes);
+}
+
+static void test_reused_thread_id_across_streams(void **state)
+{
+    (void)state;
+    /* uncompressed traces whose threads may have no thread event after their last record */
+    static const char *const sources[] = {
+        "testdata/perfview/diaghub.user_paged.1.etl.gz", "testdata/tx/CrossMachineHTTP.etl.gz",
+        "testdata/tx/BondEtwSample.etl.gz", "testdata/perfview/gcevents.PerfViewData.etl.gz",
+        "testdata/etwanalyzer/TraceLoggingTester.etl.gz",
+    };
+    static tid_scan scan;
+    etl_schema_registry *registry = etl_schema_registry_new();
+    int header_last = 0, event_after = 0;
+    for (size_t k = 0; k < sizeof sources / sizeof sources[0]; k++) {
+        const char *src = sources[k];
+        memset(&scan, 0, sizeof scan);
+        etl_trace *t;
+        etl_error err;
+        if (etl_open(&t, &src, 1, NULL, &err) != ETL_OK) continue;
+        etl_process(t, on_scan, &scan);
+        etl_close(t);
+        for (int tries = 0; tries < 2; tries++) {
+            last_of_tid *best = NULL;  /* the thread seen on most processors, not tried yet */
+            for (size_t i = 0; i < 8192; i++)
+                if (scan.slots[i].tid && scan.slots[i].processors_seen >= 2 &&
+                    (!best || scan.slots[i].processors_seen > best->processors_seen))
+                    best = &scan.slots[i];
+            if (!best) break;
+            uint32_t fresh = best->pid ^ 0x5a5a;
+            char path[64], want[64];
+            patched_copy(src, best, fresh, path);
+            best->processors_seen = 0;
+            etl_textbuf ref = {0}, one = {0}, three = {0};
+            assert_int_equal(learn(registry, path, MERGED, 1, &ref), ETL_OK);
+            snprintf(want, sizeof want, "tid %u pid %u\n", best->tid, fresh);
+            /* either that header is the thread's last word in the merged pass, or a thread event after it
+             * (a rundown at the end) gives the PID back: reading by stream must agree in both cases */
+            if (strstr(ref.data, want)) header_last = 1;
+            else event_after = 1;
+            assert_int_equal(learn(registry, path, BY_STREAM, 1, &one), ETL_OK);
+            assert_int_equal(learn_rounds(registry, path, BY_STREAM, 3, 1 << 20, &three), ETL_OK);
+            assert_same_table(&ref, &one, "by stream, 1 thread", path);
+            assert_same_table(&ref, &three, "by stream, 3 threads, rounds of 1 MiB", path);
+            unlink(path);
+            etl_textbuf_free(&ref);
+            etl_textbuf_free(&one);
+            etl_textbuf_free(&three);
+        }
+    }
+    assert_true(header_last && event_after);
+    etl_schema_registry_free(registry);
+}
+
+/* A stream that goes back in time (a record's timestamp patched to an earlier one): the merged order is then
+ * not the order of the merge keys, so reading by stream refuses, learns nothing, and etl_learn_processes
+ * learns what the merged pass learns. */
+typedef struct later_record {
+    uint64_t seen, file_offset;
+    uint32_t record_offset;
+    int64_t raw;
+    uint8_t head[16];
+} later_record;
+
+static int on_pick(const etl_event_record *r, void *ctx)
+{
+    later_record *p = ctx;
+    int64_t stored;
+    if (++p->seen < 1000 || p->raw || !r->raw || r->raw_size < 24 || r->record_offset == 0) return 0;
+    memcpy(&stored, r->raw + 16, 8);  /* EVENT_HEADER and full headers keep the time there */
+    if (stored != r->raw_timestamp || stored <= 0) return 0;
+    p->file_offset = r->file_offset;
+    p->record_offset = r->record_offset;
+    p->raw = stored;
+    memcpy(p->head, r->raw, 16);
+    return 0;
+}
+
+static void test_stream_out_of_order_falls_back(void **state)
+{
+    (void)state;
+    const char *src = "testdata/etwanalyzer/TraceLoggingTester.etl.gz";
+    later_record pick = {0};
+    etl_trace *t;
+    etl_error err;
+    assert_int_equal(etl_open(&t, &src, 1, NULL, &err), ETL_OK);
+    etl_process(t, on_pick, &pick);
+    etl_close(t);
+    assert_true(pick.raw > 0);
+    size_t size;
+    uint8_t *bytes = corpus_load(src, &size);
+    assert_non_null(bytes);
+    uint64_t at = pick.file_offset + 0x48 + pick.record_offset;
+    assert_memory_equal(bytes + at, pick.head, 16);
+    int64_t earlier = pick.raw / 2;
+    memcpy(bytes + at + 16, &earlier, 8);
+    char path[64];
+    assert_int_equal(corpus_write_temp(bytes, size, path), 0);
+    free(bytes);
+    etl_schema_registry *registry = etl_schema_registry_new();
+    etl_textbuf ref = {0}, stream = {0}, any = {0};
+    assert_int_equal(learn(registry, path, MERGED, 1, &ref), ETL_OK);
+    assert_int_equal(learn(registry, path, BY_STREAM, 2, &stream), ETL_LEARN_BY_STREAM_NOT);
+    assert_int_equal(stream.length, 1);  /* nothing learnt */
+    assert_int_equal(learn(registry, path, AUTO, 2, &any), ETL_OK);
+    assert_same_table(&ref, &any, "etl_learn_processes, 2 threads", path);
+    assert_non_null(strstr(any.data, "] TraceLoggingTester"));
+    unlink(path);
+    etl_textbuf_free(&ref);
+    etl_textbuf_free(&stream);
+    etl_textbuf_free(&any);
+    etl_schema_registry_free(registry);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_prefetch_delivers_the_same_records),
+        cmocka_unit_test(test_parallel_first_pass_learns_the_same_table),
+        cmocka_unit_test(test_reused_thread_id_across_streams),
+        cmocka_unit_test(test_stream_out_of_order_falls_back),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
