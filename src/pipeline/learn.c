@@ -26,8 +26,9 @@
 
 #define COPY_BUDGET ((size_t)32 << 20)  /* bytes of kept process/thread events, all threads together */
 #define MAX_WALKERS 64u
+#define MAX_TIDS_PER_ROUND 65536u  /* distinct threads one walker notes in a round (7 MiB of table) */
 
-enum { WALK_OK, WALK_UNORDERED, WALK_TOO_BIG, WALK_FAILED };
+enum { WALK_OK, WALK_UNORDERED, WALK_TOO_BIG, WALK_FAILED, WALK_GATHERING /* replay: no limit */ };
 
 /* A record's place in etl_process's order (trace.c stream_before, one file). */
 typedef struct merge_key {
@@ -60,6 +61,7 @@ typedef struct walk_shared {
     stream_mark *marks;     /* per stream; a stream is read by one walker only */
     unsigned *owner;        /* per stream: the walker that reads it */
     int64_t round_end;      /* this round reads the records before this time */
+    int last_round;         /* ... or all that are left */
     unsigned round, finished, helpers;
     int done;
     pthread_mutex_t lock;
@@ -125,6 +127,10 @@ static int note_tid(walker *w, uint32_t tid, uint32_t pid, const merge_key *at)
             return 0;
         }
     }
+    if (w->tid_count >= MAX_TIDS_PER_ROUND && w->status != WALK_GATHERING) {
+        w->status = WALK_TOO_BIG;
+        return -1;
+    }
     if (grow_tids(w) != 0) return -1;
     w->tids[tid_slot(w->tids, w->tid_capacity, tid)] = (tid_seen){tid, pid, *at, 1};
     w->tid_count++;
@@ -187,7 +193,8 @@ static int on_stream_record(const etl_event_record *r, uint64_t position, int he
             w->status = WALK_UNORDERED;
             return 1;
         }
-        if (at.time >= w->shared->round_end) return 1;  /* the next round's: kept in the stream for it */
+        if (!w->shared->last_round && at.time >= w->shared->round_end)
+            return 1;  /* the next round's: kept in the stream for it */
         m->last = at;
         m->have_last = 1;
     }
@@ -292,6 +299,7 @@ static int by_tid_key(const void *a, const void *b)
 static int replay(etl_decoder *decoder, walker *walkers, unsigned count)
 {
     walker *all = &walkers[0];  /* gathers the others' TIDs and events */
+    all->status = WALK_GATHERING;
     for (unsigned i = 1; i < count; i++) {
         walker *w = &walkers[i];
         for (size_t k = 0; k < w->tid_capacity; k++)
@@ -308,6 +316,7 @@ static int replay(etl_decoder *decoder, walker *walkers, unsigned count)
         all->kept_count = n;
         w->kept_count = 0;
     }
+    all->status = WALK_OK;
     tid_seen *tids = malloc((all->tid_count + 1) * sizeof *tids);
     if (!tids) return ETL_ERR_NOMEM;
     size_t tid_count = 0;
@@ -441,6 +450,7 @@ int etl_learn_processes_by_stream(etl_decoder *decoder, etl_schema_registry *reg
     round_plan plan = plan_rounds(walkers[0].trace, paths[0], round_bytes ? round_bytes : ROUND_BYTES);
     for (unsigned r = 0; rc == ETL_OK && r < plan.rounds; r++) {
         sh.round_end = round_end(&plan, r);
+        sh.last_round = r + 1 == plan.rounds;
         run_round(walkers, &sh);
         for (unsigned i = 0; i < sh.walkers; i++)
             if (walkers[i].status != WALK_OK) rc = ETL_LEARN_BY_STREAM_NOT;
