@@ -4,7 +4,11 @@
 #include "json_value.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "decode/value_kind.h"
 #include "fast_text.h"
@@ -12,9 +16,7 @@
 
 #define MAX_NESTING 64
 
-/* Per byte: 1 when a JSON string writes it otherwise than as is (NUL ends it; controls, quote, backslash;
- * non-ASCII for the U+FFFD checks). */
-static const unsigned char special[256] = {
+const unsigned char fmt_json_special[256] = {
     [0] = 1, [1] = 1, [2] = 1, [3] = 1, [4] = 1, [5] = 1, [6] = 1, [7] = 1, [8] = 1, [9] = 1, [10] = 1, [11] = 1,
     [12] = 1, [13] = 1, [14] = 1, [15] = 1, [16] = 1, [17] = 1, [18] = 1, [19] = 1, [20] = 1, [21] = 1, [22] = 1,
     [23] = 1, [24] = 1, [25] = 1, [26] = 1, [27] = 1, [28] = 1, [29] = 1, [30] = 1, [31] = 1, ['"'] = 1, ['\\'] = 1,
@@ -24,22 +26,9 @@ static const unsigned char special[256] = {
 #undef R16
 };
 
-/* The number of bytes at the start of s that a JSON string copies as is (s[result] is special: NUL at the
- * latest). Four table tests per step: each byte is read only after the one before it was found not NUL. */
-static inline size_t clean_prefix(const char *text)
-{
-    const unsigned char *s = (const unsigned char *)text;
-    for (size_t n = 0;; n += 4) {
-        if (special[s[n]]) return n;
-        if (special[s[n + 1]]) return n + 1;
-        if (special[s[n + 2]]) return n + 2;
-        if (special[s[n + 3]]) return n + 3;
-    }
-}
-
 #define ESCAPE_GROWTH 6
 
-/* The SWAR test of `special`: controls (NUL among them), '"', '\\' and non-ASCII, 8 bytes at a time. */
+/* The SWAR test of fmt_json_special: controls (NUL among them), '"', '\\' and non-ASCII, 8 bytes at a time. */
 static inline uint64_t special8(uint64_t x)
 {
     return fmt_swar_nonprint(x) | fmt_swar_byte(x, '"') | fmt_swar_byte(x, '\\');
@@ -47,8 +36,8 @@ static inline uint64_t special8(uint64_t x)
 
 /* Escapes [s, limit) at *out (room: ESCAPE_GROWTH bytes per input byte, \\u00XX for a control, + 8); a UTF-8
  * sequence that starts before limit is read up to `end` (the text's end), so cutting a text into pieces
- * changes nothing. Returns where it stopped (>= limit). Clean text is copied 8 bytes at a time while it is
- * checked (the room allows writing a whole word past a special byte: it is overwritten). */
+ * changes nothing. Returns where it stopped (>= limit). Clean text is copied 16 (SSE2) or 8 bytes at a time
+ * while it is checked (the room allows writing a whole block past a special byte: it is overwritten). */
 static const unsigned char *escape_some(char **out, const unsigned char *s, const unsigned char *limit,
                                         const unsigned char *end)
 {
@@ -56,6 +45,22 @@ static const unsigned char *escape_some(char **out, const unsigned char *s, cons
     char *p = *out;
     for (;;) {
         uint64_t x, m;
+#if defined(__SSE2__)
+        while (limit - s >= 16) { /* the same test 16 bytes at a time (signed: bytes >= 0x80 are below 0x20) */
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+            _mm_storeu_si128((__m128i *)(void *)p, v);
+            __m128i hit = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+                                       _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                    _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+            unsigned bits = (unsigned)_mm_movemask_epi8(hit);
+            if (bits) {
+                unsigned k = (unsigned)__builtin_ctz(bits);
+                s += k, p += k;
+                goto hit;
+            }
+            s += 16, p += 16;
+        }
+#endif
         while (limit - s >= 8) {
             memcpy(&x, s, 8);
             memcpy(p, &x, 8);
@@ -66,7 +71,7 @@ static const unsigned char *escape_some(char **out, const unsigned char *s, cons
             }
             s += 8, p += 8;
         }
-        while (s < limit && !special[*s]) *p++ = (char)*s++;
+        while (s < limit && !fmt_json_special[*s]) *p++ = (char)*s++;
         if (s == limit) break;
     hit:;
         unsigned c = *s;
@@ -132,7 +137,7 @@ static void put_string_n(fmt_buf *tb, const char *value, size_t n)
 void fmt_json_string(fmt_buf *tb, const char *value)
 {
     if (!value) value = "";
-    size_t n = clean_prefix(value);  /* one pass: length and "as is" (most names and values are short) */
+    size_t n = fmt_json_clean_length(value);  /* one pass: length and "as is" (most names and values are short) */
     if (!value[n]) {
         char *p = fmt_put_begin(tb, n + 2);
         if (!p) return;
@@ -203,12 +208,14 @@ __attribute__((always_inline)) static inline size_t integer_length(const char *s
 #define KIND_OUT_TYPES 64
 static unsigned char kind_table[KIND_IN_TYPES][KIND_OUT_TYPES];
 static pthread_once_t kind_table_once = PTHREAD_ONCE_INIT;
+static atomic_int kind_table_ready;  /* set (release) once the table is filled: the usual check is one load */
 
 static void fill_kind_table(void)
 {
     for (uint16_t in = 0; in < KIND_IN_TYPES; in++)
         for (uint16_t out = 0; out < KIND_OUT_TYPES; out++)
             kind_table[in][out] = (unsigned char)etl_value_kind_of(in, out, NULL);
+    atomic_store_explicit(&kind_table_ready, 1, memory_order_release);
 }
 
 static inline etl_value_kind kind_of(const etl_field *f)
@@ -245,7 +252,7 @@ __attribute__((always_inline)) static inline void put_value(fmt_buf *tb, int com
     char *p;
     if (kind == ETL_VALUE_INTEGER) {
         size_t n = integer_length(f->value);
-        int quoted = n && wide_as_string && etl_value_is_wide(f->in_type);
+        int quoted = wide_as_string && n && etl_value_is_wide(f->in_type);
         if (!(p = fmt_put_begin(tb, key_length + n + 8))) return;
         if (comma) *p++ = ',';
         p = fmt_w_mem(p, key, key_length);
@@ -265,7 +272,7 @@ __attribute__((always_inline)) static inline void put_value(fmt_buf *tb, int com
     }
     /* a string (mapped values: their names) */
     const char *v = f->value ? f->value : "";
-    size_t n = clean_prefix(v);
+    size_t n = fmt_json_clean_length(v);
     if (v[n]) {
         put_value_other(tb, comma, key, key_length, f, kind, n);
         return;
@@ -289,16 +296,18 @@ static size_t put_range(fmt_buf *tb, const etl_decoded_event *ev, size_t first, 
     size_t begin_at[MAX_NESTING];
     int top = 0, skipped = 0;
     size_t members = 0;
-    pthread_once(&kind_table_once, fill_kind_table);
+    if (!atomic_load_explicit(&kind_table_ready, memory_order_acquire)) pthread_once(&kind_table_once, fill_kind_table);
     open[0] = (char)root;
     begin_at[0] = first;
     size_t i = first, stop = end < ev->field_count ? end : ev->field_count;
     if (names && root == '{') { /* the usual event: top-level values with cached keys, one short step each */
+        const fmt_static_names keys = *names;  /* a local copy: the text written cannot alias it */
+        const etl_field *fields = ev->fields;
         for (; i < stop; i++) {
-            const etl_field *f = &ev->fields[i];
+            const etl_field *f = &fields[i];
             const char *key;
             size_t key_length;
-            if (f->kind != ETL_FIELD_VALUE || (key = fmt_static_name(names, f, &key_length)) == NULL) break;
+            if (f->kind != ETL_FIELD_VALUE || (key = fmt_static_name(&keys, f, &key_length)) == NULL) break;
             etl_value_kind kind = kind_of(f);
             if (kind == ETL_VALUE_MAPPED && map_numbers) break;
             put_value(tb, members != 0, key, key_length, f, kind, wide_as_string);
@@ -351,6 +360,19 @@ static size_t put_range(fmt_buf *tb, const etl_decoded_event *ev, size_t first, 
             fresh[top] = 1;
             begin_at[top] = i;
             etl_textbuf_putc(tb, open[top]);
+            if (open[top] == '[') { /* its elements: values without keys, in a short loop */
+                const etl_field *fields = ev->fields, *last = NULL;
+                etl_value_kind kind = ETL_VALUE_STRING;
+                for (; i + 1 < stop && fields[i + 1].kind == ETL_FIELD_VALUE; i++) {
+                    const etl_field *f = &fields[i + 1];
+                    /* the elements of one array share property and types: the kind is asked once */
+                    if (!last || f->property != last->property || f->in_type != last->in_type ||
+                        f->out_type != last->out_type)
+                        kind = kind_of(last = f);
+                    put_value(tb, !fresh[top], NULL, 0, f, kind, wide_as_string);
+                    fresh[top] = 0;
+                }
+            }
             continue;
         }
         etl_value_kind kind = kind_of(f);

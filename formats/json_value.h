@@ -12,6 +12,25 @@
 /* A JSON string (RFC 8259 escapes; malformed UTF-8 becomes U+FFFD). NULL writes "". */
 void fmt_json_string(fmt_buf *tb, const char *value);
 
+/* Per byte: 1 when a JSON string writes it otherwise than as is (NUL ends it; controls, quote, backslash;
+ * non-ASCII for the U+FFFD checks). */
+extern const unsigned char fmt_json_special[256];
+
+/* The number of bytes at the start of text that a JSON string copies as is (text[result] is special: NUL at
+ * the latest): the length of a text that needs no escaping. Four table tests per step, each byte read only
+ * after the one before it was found not NUL (strlen and then 16-byte SSE2 blocks past the first 16 bytes
+ * measured worse on the corpus). */
+static inline size_t fmt_json_clean_length(const char *text)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t n = 0;; n += 4) {
+        if (fmt_json_special[s[n]]) return n;
+        if (fmt_json_special[s[n + 1]]) return n + 1;
+        if (fmt_json_special[s[n + 2]]) return n + 2;
+        if (fmt_json_special[s[n + 3]]) return n + 3;
+    }
+}
+
 /* An unsigned integer: a JSON number, or with `as_string` its decimal digits as a string. */
 void fmt_json_u64(fmt_buf *tb, uint64_t value, int as_string);
 

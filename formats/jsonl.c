@@ -80,12 +80,6 @@ static void build_static(void *state, const etl_decoded_event *ev, fmt_buf *text
     ends[SEG_SOURCE] = (uint32_t)text->length;
 }
 
-static void put_part(fmt_buf *tb, const fmt_static_text *s, uint32_t k)
-{
-    size_t n;
-    const char *text = fmt_static_part(s, k, &n);
-    etl_textbuf_append(tb, text, n);
-}
 
 /* One line; `s` the static text of ev, or NULL to render it here. */
 static void jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *options,
@@ -94,7 +88,13 @@ static void jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *
     const etl_event_record *r = ev->record;
     const etl_event_header *h = &r->header;
     int wide = options->json_bigint_string;
-    char *p = fmt_put_begin(tb, 96);
+    /* time .. status through one reservation in the usual case: static parts cached, process name clean */
+    size_t names_length = 0, source_length = 0, process_length = 0;
+    const char *names = s ? fmt_static_part(s, SEG_NAMES, &names_length) : NULL;
+    const char *source = s ? fmt_static_part(s, SEG_SOURCE, &source_length) : NULL;
+    const char *process = ev->process_name;
+    int process_clean = process && !process[process_length = fmt_json_clean_length(process)];
+    char *p = fmt_put_begin(tb, 384 + names_length + source_length + process_length);
     if (!p) return;
     FMT_W_LIT(p, "{\"time\":");
     if (options->stable) {  /* relative time (or none), no raw timestamp */
@@ -114,12 +114,13 @@ static void jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *
         p = fmt_w_i64(p, r->raw_timestamp);
         if (wide) *p++ = '"';
     }
-    fmt_put_end(tb, p);
-    if (s)
-        put_part(tb, s, SEG_NAMES);
-    else
+    if (names) {
+        p = fmt_w_mem(p, names, names_length);
+    } else {
+        fmt_put_end(tb, p);
         put_names(tb, options, ev);
-    if (!(p = fmt_put_begin(tb, 128))) return;
+        if (!(p = fmt_put_begin(tb, 288 + process_length))) return;
+    }
     FMT_W_LIT(p, ",\"pid\":");
     p = fmt_w_u64(p, h->process_id);
     FMT_W_LIT(p, ",\"tid\":");
@@ -128,9 +129,15 @@ static void jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *
         FMT_W_LIT(p, ",\"cpu\":");
         p = fmt_w_u64(p, r->buffer_context.processor_index);
     }
-    fmt_put_end(tb, p);
-    put_member(tb, "process", ev->process_name);
-    if (!(p = fmt_put_begin(tb, 160))) return;
+    if (process_clean) {
+        FMT_W_LIT(p, ",\"process\":\"");
+        p = fmt_w_mem(p, process, process_length);
+        *p++ = '"';
+    } else {
+        fmt_put_end(tb, p);
+        put_member(tb, "process", process);
+        if (!(p = fmt_put_begin(tb, 160 + source_length))) return;
+    }
     FMT_W_LIT(p, ",\"activity_id\":\"");
     p = fmt_w_guid(p, &h->activity_id);
     FMT_W_LIT(p, "\",\"related_activity_id\":");
@@ -142,28 +149,33 @@ static void jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *
     } else {
         FMT_W_LIT(p, "null");
     }
-    fmt_put_end(tb, p);
-    if (s)
-        put_part(tb, s, SEG_SOURCE);
-    else
+    if (source) {
+        p = fmt_w_mem(p, source, source_length);
+    } else {
+        fmt_put_end(tb, p);
         put_source(tb, ev);
+        if (!(p = fmt_put_begin(tb, 64))) return;
+    }
     if (ev->status == ETL_DECODE_OK)
-        FMT_PUT_LIT(tb, ",\"status\":\"ok\"");
+        FMT_W_LIT(p, ",\"status\":\"ok\",\"fields\":{");
     else if (ev->status == ETL_DECODE_NO_SCHEMA)
-        FMT_PUT_LIT(tb, ",\"status\":\"no_schema\"");
+        FMT_W_LIT(p, ",\"status\":\"no_schema\",\"fields\":{}");
     else
-        FMT_PUT_LIT(tb, ",\"status\":\"error\"");
+        FMT_W_LIT(p, ",\"status\":\"error\",\"fields\":{");
+    fmt_put_end(tb, p);
     if (ev->status == ETL_DECODE_NO_SCHEMA) {
-        etl_textbuf_puts(tb, ",\"fields\":{}");
         etl_textbuf_puts(tb, ",\"payload\":\"");
         fmt_buf_put_hex(tb, r->user_data, r->user_data_length, 1);
         etl_textbuf_putc(tb, '"');
     } else {
-        FMT_PUT_LIT(tb, ",\"fields\":{");
         if (s)
             fmt_json_fields(tb, ev, wide ? FMT_JSON_WIDE_STRINGS : 0, s);
         else
             fmt_json_members(tb, ev, 0, ev->field_count, wide ? FMT_JSON_WIDE_STRINGS : 0);
+        if (ev->status == ETL_DECODE_OK && !ev->undecoded_length && !ev->message && !ev->wpp) {
+            FMT_PUT_LIT(tb, "},\"schema\":" FMT_JSON_SCHEMA_TEXT "}\n"); /* the usual end */
+            return;
+        }
         etl_textbuf_putc(tb, '}');
         if (ev->status == ETL_DECODE_OK && ev->undecoded_length) {
             /* bytes after the last property (a newer event version); tracerpt drops them, we keep them */

@@ -59,11 +59,13 @@ typedef struct fmt_static_names {
     const fmt_static_text *text;
     const etl_property_info *properties;  /* ev->info->properties (NULL: nothing cached) */
     uintptr_t span;                       /* bytes of the cached part of that array */
+    const char *base;                     /* text->text */
+    const uint32_t *ends;                 /* text->ends + text->segments - 1: name i is [ends[i], ends[i + 1]) */
 } fmt_static_names;
 
 static inline fmt_static_names fmt_static_names_of(const fmt_static_text *t, const etl_decoded_event *ev)
 {
-    fmt_static_names n = {t, NULL, 0};
+    fmt_static_names n = {t, NULL, 0, t->text, t->ends + t->segments - 1};
     if (t->property_count && ev->info && ev->info->properties) {
         n.properties = ev->info->properties;
         n.span = (uintptr_t)t->property_count * sizeof *n.properties;
@@ -79,7 +81,9 @@ static inline const char *fmt_static_name(const fmt_static_names *n, const etl_f
     if (offset >= n->span || offset % sizeof *f->property) return NULL;
     const etl_property_info *p = n->properties + offset / sizeof *f->property;
     if (f->name != p->name) return NULL;
-    return fmt_static_part(n->text, n->text->segments + (uint32_t)(offset / sizeof *f->property), length);
+    const uint32_t *at = n->ends + offset / sizeof *f->property; /* segments >= 1: a name part never starts at 0 */
+    *length = at[1] - at[0];
+    return n->base + at[0];
 }
 
 #endif
