@@ -63,7 +63,7 @@ int etlconv_diff_option(int argc, char **argv, int *i, etlconv_options *o)
 {
     struct etlconv_diff_options *d = &o->diff;
     const char *v = NULL;
-    double x;
+    double x = 0;
     if (option(argc, argv, i, "--stable", NULL, o)) {
         o->writer.stable |= ETL_STABLE_ON;
     } else if (option(argc, argv, i, "--mask", &v, o)) {
