@@ -83,6 +83,28 @@ static inline char *fmt_w_mem(char *p, const char *text, size_t n)
     return p + n;
 }
 
+/* n bytes of text at p (n >= 1) in whole 16-byte blocks, the first two without a test: reads up to 32 bytes
+ * from text, and past text + n (the caller guarantees they are readable, as FMT_STATIC_TEXT_PAD does for
+ * cached text), and writes as many at p (room the caller reserved; later text overwrites them). Returns
+ * p + n. */
+static inline char *fmt_w_padded(char *p, const char *text, size_t n)
+{
+    memcpy(p, text, 16);
+    memcpy(p + 16, text + 16, 16);
+    for (size_t i = 32; i < n; i += 16) memcpy(p + i, text + i, 16);
+    return p + n;
+}
+
+/* Writing many pieces through one pointer: p = fmt_room(b, n, &limit) gives p with room for at least n
+ * bytes, all the room there is ending at limit (a NUL still fits there); write while the room lasts, then
+ * fmt_put_end(b, p). NULL when memory ran out (b->failed is set). */
+static inline char *fmt_room(fmt_buf *b, size_t n, char **limit)
+{
+    char *p = fmt_put_begin(b, n);
+    if (p) *limit = b->data + b->capacity - 1;
+    return p;
+}
+
 /* "00".."99": two digits per division. */
 extern const char fmt_digit_pairs[200];
 

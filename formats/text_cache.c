@@ -116,6 +116,7 @@ static int build(fmt_text_cache *c, const etl_decoded_event *ev, int with_names)
         c->escape_name(&c->scratch, name ? name : "");
         c->scratch_ends[c->segments + i] = (uint32_t)c->scratch.length;
     }
+    etl_textbuf_reserve(&c->scratch, FMT_STATIC_TEXT_PAD); /* the readable bytes after the text */
     if (c->scratch.failed || c->scratch.length > UINT32_MAX) return -1;
     c->uncached = (fmt_static_text){fmt_buf_cstr(&c->scratch), c->scratch_ends, c->segments, properties};
     return 0;
@@ -137,13 +138,14 @@ static entry *store(fmt_text_cache *c, size_t slot, const text_key *k, const cha
     size_t provider_bytes = provider ? strlen(provider) + 1 : 0;
     size_t ends = c->uncached.segments + c->uncached.property_count;
     if (text_bytes + provider_bytes > MAX_ENTRY_TEXT) return NULL;
-    size_t size = sizeof(entry) + ends * sizeof(uint32_t) + text_bytes + provider_bytes;
+    size_t size = sizeof(entry) + ends * sizeof(uint32_t) + text_bytes + provider_bytes + FMT_STATIC_TEXT_PAD;
     entry *e = malloc(size);
     if (!e) return NULL;
     uint32_t *ends_copy = (uint32_t *)(void *)(e + 1);
     char *text = (char *)(ends_copy + ends);
     memcpy(ends_copy, c->scratch_ends, ends * sizeof(uint32_t));
     memcpy(text, c->uncached.text, text_bytes);
+    memset(text + text_bytes + provider_bytes, 0, FMT_STATIC_TEXT_PAD);
     e->key = *k;
     e->provider = NULL;
     e->size = size;

@@ -23,9 +23,13 @@ typedef struct fmt_text_cache fmt_text_cache;
 #define FMT_TEXT_MAX_SEGMENTS 8
 #define FMT_TEXT_CACHE_ENTRIES 1024u
 #define FMT_TEXT_CACHE_BYTES (8u << 20)
+/* Bytes after the end of a static text (past its NUL) that may be read: a writer copies cached parts in
+ * whole 16-byte blocks, at least two (fmt_w_padded), instead of calling memcpy for each. */
+#define FMT_STATIC_TEXT_PAD 32
 
 /* The static parts of one event kind: segment k is text[start(k), ends[k]), start(k) = k ? ends[k-1] : 0;
- * then, when names are cached, the escaped name of info->properties[i] is part segments + i. */
+ * then, when names are cached, the escaped name of info->properties[i] is part segments + i. The text is
+ */
 typedef struct fmt_static_text {
     const char *text;
     const uint32_t *ends;

@@ -184,34 +184,48 @@ static void write_system(xml_state *st, const etl_decoded_event *ev, const fmt_s
     PUTL(st, "\t</System>\n");
 }
 
-/* Decoded fields: structs become ComplexData, array elements repeat their Data name. */
+/* Room for one <Data> of a cached name besides its escaped value: indent, the padded copy of the tag (up to
+ * 32 bytes past its end) and "</Data>\n". */
+#define DATA_ROOM (16 + 32 + 8)
+/* The room reserved at once for the fields (grown as needed): most events fit, one reserve per event. */
+#define FIELDS_ROOM 4096
+
+/* Decoded fields: structs become ComplexData, array elements repeat their Data name. The usual field, whose
+ * opening tag "\t\t<Data Name=\"NAME\">" is cached (escape_name), is written through a local pointer: the
+ * tag in 16-byte blocks, the value scanned once and copied as is when it needs no escaping. */
 static void write_fields(xml_state *st, const etl_decoded_event *ev, const fmt_static_text *s)
 {
     static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
     int depth = 2;
     fmt_static_names names = fmt_static_names_of(s, ev);
-    for (size_t i = 0; i < ev->field_count; i++) {
-        const etl_field *f = &ev->fields[i];
-        size_t name_length;
-        const char *name;
+    char *limit, *p = fmt_room(&st->out, FIELDS_ROOM, &limit);
+    if (!p) return;
+    for (const etl_field *f = ev->fields, *end = f + ev->field_count; f < end; f++) {
+        size_t open_length;
+        const char *open;
+        if (f->kind == ETL_FIELD_VALUE && (open = fmt_static_name(&names, f, &open_length)) != NULL) {
+            const char *value = f->value ? f->value : "";
+            int clean;
+            size_t value_length = fmt_xml_scan(value, &clean);
+            if (value_length > SIZE_MAX / 16 || open_length > SIZE_MAX / 16) break;
+            size_t need = open_length + value_length * FMT_XML_ESCAPE_GROWTH + DATA_ROOM;
+            if ((size_t)(limit - p) <= need) {
+                fmt_put_end(&st->out, p);
+                if (!(p = fmt_room(&st->out, need + FIELDS_ROOM, &limit))) return;
+            }
+            if (depth != 2) { /* the cached tag carries two tabs: other depths write their own */
+                size_t indent = depth < (int)sizeof tabs - 1 ? (size_t)depth : sizeof tabs - 1;
+                p = fmt_w_mem(p, tabs, indent);
+                open += 2, open_length -= 2;
+            }
+            p = fmt_w_padded(p, open, open_length);
+            p = clean ? fmt_w_mem(p, value, value_length) : fmt_xml_escape_to(p, value, value_length);
+            FMT_W_LIT(p, "</Data>\n");
+            continue;
+        }
+        fmt_put_end(&st->out, p); /* the rest goes through the buffer's own appends */
         switch (f->kind) {
         case ETL_FIELD_VALUE:
-            if ((name = fmt_static_name(&names, f, &name_length)) != NULL) {
-                /* the usual case: the name escaped once per schema, the value in one pass */
-                const char *value = f->value ? f->value : "";
-                int clean;
-                size_t value_length = fmt_xml_scan(value, &clean);
-                size_t indent = depth <= 0 ? 0 : depth < (int)sizeof tabs - 1 ? (size_t)depth : sizeof tabs - 1;
-                if (value_length > SIZE_MAX / 16 || name_length > SIZE_MAX / 16) return;
-                char *p = fmt_put_begin(&st->out, indent + name_length + value_length * FMT_XML_ESCAPE_GROWTH + 32);
-                if (!p) return;
-                p = fmt_w_mem(p, tabs, indent);
-                p = fmt_w_mem(p, name, name_length); /* <Data Name="NAME"> */
-                p = clean ? fmt_w_mem(p, value, value_length) : fmt_xml_escape_to(p, value, value_length);
-                FMT_W_LIT(p, "</Data>\n");
-                fmt_put_end(&st->out, p);
-                break;
-            }
             put_indent(&st->out, depth);
             PUTL(st, "<Data Name=\"");
             put_text(st, f->name);
@@ -231,11 +245,12 @@ static void write_fields(xml_state *st, const etl_decoded_event *ev, const fmt_s
             put_indent(&st->out, depth);
             PUTL(st, "</ComplexData>\n");
             break;
-        case ETL_FIELD_ARRAY_BEGIN:
-        case ETL_FIELD_ARRAY_END:
+        default: /* array markers: elements repeat the array's name */
             break;
         }
+        if (!(p = fmt_room(&st->out, FIELDS_ROOM, &limit))) return;
     }
+    fmt_put_end(&st->out, p);
     while (depth-- > 2) { /* unbalanced markers from a truncated decode: close what was opened */
         put_indent(&st->out, depth);
         PUTL(st, "</ComplexData>\n");
@@ -396,10 +411,10 @@ static void write_rendering(xml_state *st, const etl_decoded_event *ev, const fm
     put_part(st, s, SEG_TAIL);
 }
 
-/* The cached per-property text: the opening tag of its Data elements. */
+/* The cached per-property text: the opening tag of its Data elements, with the indent of depth 2. */
 static void escape_name(fmt_buf *t, const char *name)
 {
-    FMT_PUT_LIT(t, "<Data Name=\"");
+    FMT_PUT_LIT(t, "\t\t<Data Name=\"");
     fmt_xml_escape(t, name);
     FMT_PUT_LIT(t, "\">");
 }

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <libxml/tree.h>
@@ -55,6 +57,13 @@ static void compare(oracle *o, const char *text)
     etl_textbuf_reset(&o->mine);
     fmt_xml_escape(&o->mine, text);
     o->compared++;
+    /* the XML writer's fast path: a value fmt_xml_scan calls clean is copied as is, so it must be exactly
+     * what the escaper (and libxml2) writes for it, and the length must be strlen's */
+    int clean;
+    size_t length = fmt_xml_scan(text, &clean);
+    if (length != strlen(text) || (clean && (o->mine.length != length || memcmp(text, o->mine.data, length) != 0))) {
+        if (o->failures++ < 5) fprintf(stderr, "fmt_xml_scan wrong for \"%s\": %zu, clean %d\n", text, length, clean);
+    }
     size_t n = (size_t)xmlBufferLength(o->escaped);
     if (n != o->mine.length || memcmp(xmlBufferContent(o->escaped), etl_textbuf_at(&o->mine, 0), n) != 0) {
         if (o->failures++ < 5) {
@@ -96,9 +105,63 @@ static void test_crafted_bytes(void **state)
         buf[len] = 0;
         compare(&o, buf);
     }
+    /* longer texts, mostly clean, so the 16-byte paths (and their tails) run: runs between specials */
+    static const char pick[] = "&<>\"\t\r\n\x01\x7F\xC3\xA9\xE2\x82\xAC\xEF\xBF\xBE\xFF";
+    char long_text[100];
+    for (int i = 0; i < 100000; i++) {
+        seed = seed * 1103515245u + 12345u;
+        size_t len = 1 + (seed >> 16) % 99;
+        for (size_t k = 0; k < len; k++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned r = (seed >> 16) & 0xFFFF;
+            long_text[k] = r % 23 == 0 ? pick[r % (sizeof pick - 1)] : (char)('0' + r % 75);
+        }
+        long_text[len] = 0;
+        compare(&o, long_text);
+    }
     assert_int_equal(o.failures, 0);
-    assert_true(o.compared > 265000);
+    assert_true(o.compared > 365000);
     oracle_free(&o);
+}
+
+/* fmt_xml_scan reads the aligned 16-byte block that holds the NUL whole: a text that ends at the end of a
+ * page followed by an inaccessible page must still be scanned right (no fault), at every alignment and
+ * length, clean or not. */
+static void test_scan_at_page_end(void **state)
+{
+    (void)state;
+    long page = sysconf(_SC_PAGESIZE);
+    assert_true(page >= 4096);
+    char *map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(map != MAP_FAILED);
+    assert_int_equal(mprotect(map + page, (size_t)page, PROT_NONE), 0);
+    char *page_end = map + page;
+    size_t checked = 0;
+    for (size_t len = 0; len <= 70; len++) {
+        for (int variant = 0; variant < 3; variant++) {
+            char *text = page_end - 1 - len; /* its NUL is the page's last byte */
+            for (size_t k = 0; k < len; k++) text[k] = (char)('a' + k % 26);
+            if (variant == 1 && len) text[len / 2] = '<';
+            if (variant == 2 && len) text[len - 1] = '\xC3';
+            text[len] = '\0';
+            int clean;
+            assert_int_equal(fmt_xml_scan(text, &clean), len);
+            assert_int_equal(clean, variant == 0 || len == 0);
+            checked++;
+        }
+    }
+    /* every start offset inside one block before the page end */
+    for (size_t start = 1; start <= 48; start++) {
+        char *text = page_end - start;
+        memset(text, 'x', start - 1);
+        text[start - 1] = '\0';
+        int clean;
+        assert_int_equal(fmt_xml_scan(text, &clean), start - 1);
+        assert_true(clean);
+        checked++;
+    }
+    assert_int_equal(checked, 71 * 3 + 48);
+    munmap(map, (size_t)page * 2);
 }
 
 static void on_event(const etl_decoded_event *ev, void *ctx)
@@ -124,6 +187,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_crafted_bytes),
+        cmocka_unit_test(test_scan_at_page_end),
         cmocka_unit_test(test_every_corpus_string),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
