@@ -6,6 +6,9 @@
 
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "format_util.h"
 
@@ -198,12 +201,80 @@ static inline int fmt_swar_clean(const char *s, size_t n, uint64_t (*special)(ui
     return !special(x);
 }
 
+#if defined(__SSE2__)
+/* A test of the 16 bytes at a 16-aligned address: one bit per byte that is "special" (NUL always is). */
+typedef unsigned (*fmt_special16)(const void *block);
+
+/* The length of text, and in *clean whether no byte of it is special, in one pass over aligned 16-byte
+ * blocks. Like the C library's strlen, the block holding the NUL is read whole: an aligned block never
+ * crosses a page, so the bytes after the NUL are readable, and their bits are never looked at (the first
+ * special byte is at or before the NUL). AddressSanitizer would report that read, hence the attribute (it
+ * must be on the test and on every caller that inlines this; a sanitized build calls them instead);
+ * tests/test_xml_escape.c checks the scan on every corpus value and on texts ending at a page's end. */
+__attribute__((no_sanitize_address)) static inline size_t fmt_scan16(const char *text, int *clean,
+                                                                    fmt_special16 special)
+{
+    const char *block = (const char *)((uintptr_t)text & ~(uintptr_t)15);
+    unsigned m = special(block) >> ((uintptr_t)text & 15); /* bytes before text dropped */
+    size_t k;
+    if (m) {
+        k = (size_t)__builtin_ctz(m);
+    } else {
+        do {
+            block += 16;
+        } while ((m = special(block)) == 0);
+        k = (size_t)(block - text) + (size_t)__builtin_ctz(m);
+    }
+    *clean = text[k] == 0;
+    return *clean ? k : k + strlen(text + k);
+}
+#endif
+
+#if defined(__SSE2__)
+/* n bytes of text at p; at most 16 of them in one 16-byte move when those 16 bytes lie in one 4 KiB block
+ * (pages are at least that big, so they are readable whatever follows the text's NUL; like fmt_scan16,
+ * hence the attribute). Writes up to 16 bytes at p (room the caller reserved). */
+__attribute__((no_sanitize_address)) static inline char *fmt_w_short(char *p, const char *text, size_t n)
+{
+    if (n <= 16 && ((uintptr_t)text & 4095) <= 4096 - 16) {
+        _mm_storeu_si128((__m128i *)(void *)p, _mm_loadu_si128((const __m128i *)(const void *)text));
+        return p + n;
+    }
+    return fmt_w_mem(p, text, n);
+}
+#else
+static inline char *fmt_w_short(char *p, const char *text, size_t n)
+{
+    return fmt_w_mem(p, text, n);
+}
+#endif
+
 /* The 38 bytes of fmt_guid at p; returns the end. */
 char *fmt_w_guid(char *p, const etl_guid *g);
 
 /* fmt_event_time's text at p (room: FMT_TIME_CAP bytes); returns the end (no NUL). */
 #define FMT_TIME_CAP 40
 char *fmt_w_event_time(fmt_clock *clock, int64_t filetime, int digits, char *p);
+
+/* fmt_w_event_time with its usual case inline: UTC, 7 to 9 digits, in the second of the event before (its
+ * "YYYY-MM-DDTHH:MM:SS" kept in the clock): the 100 ns ticks of the second, then zeros for the digits below
+ * 100 ns. Anything else goes to fmt_w_event_time, which also keeps the clock's second. */
+static inline char *fmt_w_time(fmt_clock *clock, int64_t filetime, int digits, char *p)
+{
+    if (!clock->stable && !clock->local && clock->second_valid && filetime >= 0 && digits >= 7 && digits <= 9) {
+        int64_t second = filetime / 10000000;
+        if (second == clock->second) {
+            memcpy(p, clock->second_text, 19);
+            p[19] = '.';
+            fmt_w_digits(p + 27, (uint32_t)(filetime - second * 10000000), 7);
+            p += 27;
+            for (int i = 7; i < digits; i++) *p++ = '0';
+            *p++ = 'Z';
+            return p;
+        }
+    }
+    return fmt_w_event_time(clock, filetime, digits, p);
+}
 
 /* After an event: flushes b to the sink when it holds at least FMT_FLUSH_BLOCK bytes, or at once with
  * options->flush_every_event; 0 or -1 as fmt_buf_flush. */

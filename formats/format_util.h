@@ -85,6 +85,9 @@ int fmt_end_nothing(void *state, const etl_run_totals *totals);
  * CR, LF and other control characters as \\ \t \r \n \xHH, so a row stays one line. */
 void fmt_table_separator(fmt_line_writer *st);
 void fmt_table_cell(fmt_line_writer *st, const char *value);
+/* The same through the escaping loop only: fmt_table_cell skips it for text that needs no escaping
+ * (tests/test_table_cells.c checks both give the same bytes on every corpus value). */
+void fmt_table_cell_general(fmt_line_writer *st, const char *value);
 
 /* RelatedActivityID from the record's extended data; 1 when present. */
 int fmt_related_activity(const etl_event_record *record, etl_guid *out);

@@ -49,7 +49,7 @@ static int table_event(void *state, const etl_decoded_event *ev)
         if (st->options.raw_timestamps)
             p = fmt_w_i64(p, r->raw_timestamp);
         else
-            p = fmt_w_event_time(&st->clock, r->header.timestamp, 7, p);
+            p = fmt_w_time(&st->clock, r->header.timestamp, 7, p);
         tab = "\t";
     }
     if (cols & ETL_TABLE_PID) p = fmt_w_u64(fmt_w_mem(p, tab, *tab != 0), r->header.process_id), tab = "\t";

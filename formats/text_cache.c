@@ -31,6 +31,7 @@ struct fmt_text_cache {
     void *writer;
     int disabled;            /* ETLCONV_TEXT_CACHE=off */
     entry **slots;
+    entry *last;             /* the entry returned last: events of one kind often come in runs */
     size_t count, bytes;
     fmt_buf scratch;         /* text of the entry being built (and of uncached events) */
     uint32_t *scratch_ends;
@@ -64,6 +65,7 @@ static void clear(fmt_text_cache *c)
         free(c->slots[i]);
         c->slots[i] = NULL;
     }
+    c->last = NULL;
     c->count = c->bytes = 0;
 }
 
@@ -93,6 +95,12 @@ static int same_key(const text_key *a, const text_key *b)
 {
     return ((a->words[0] ^ b->words[0]) | (a->words[1] ^ b->words[1]) | (a->words[2] ^ b->words[2]) |
             (a->words[3] ^ b->words[3]) | (a->words[4] ^ b->words[4]) | (a->words[5] ^ b->words[5])) == 0;
+}
+
+/* Whether entry e was built with the provider name `provider` (NULL: the schema's). */
+static int same_provider(const entry *e, const char *provider)
+{
+    return (e->provider == NULL) == (provider == NULL) && (!provider || strcmp(e->provider, provider) == 0);
 }
 
 /* Builds the static text of ev into the scratch buffer; c->uncached describes it. 0 or -1. */
@@ -170,12 +178,17 @@ const fmt_static_text *fmt_text_cache_get(fmt_text_cache *c, const etl_decoded_e
     text_key k;
     make_key(ev, &k);
     const char *provider = from_schema(ev) ? NULL : ev->provider_name;
+    entry *last = c->last;
+    if (last && same_key(&last->key, &k) && same_provider(last, provider)) return &last->text;
     size_t home = (size_t)hash_key(&k) & (SLOTS - 1), slot = home;
     for (entry *e; (e = c->slots[slot]) != NULL; slot = (slot + 1) & (SLOTS - 1)) {
         if (!same_key(&e->key, &k)) continue;
-        if ((e->provider == NULL) == (provider == NULL) && (!provider || strcmp(e->provider, provider) == 0))
+        if (same_provider(e, provider)) {
+            c->last = e;
             return &e->text;
+        }
         /* the provider got a name (or another one) since: rendered again into this slot */
+        if (e == c->last) c->last = NULL;
         c->count--;
         c->bytes -= e->size;
         free(e);
@@ -188,5 +201,6 @@ const fmt_static_text *fmt_text_cache_get(fmt_text_cache *c, const etl_decoded_e
         slot = home;
     }
     entry *e = store(c, slot, &k, provider);
+    c->last = e;
     return e ? &e->text : &c->uncached;
 }

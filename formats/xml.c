@@ -31,6 +31,13 @@ typedef struct xml_state {
     fmt_clock clock;
     fmt_buf out;            /* events, flushed to the sink in blocks of FMT_FLUSH_BLOCK */
     fmt_text_cache *cache;  /* the static parts of each event kind (text_cache.h) */
+    /* KernelTime and UserTime of the event before: they change seldom (most events of a thread in a row) */
+    struct {
+        uint32_t kernel, user, flags, file;
+        int valid;
+        size_t length;
+        char text[64];      /* "\" KernelTime=\"K\" UserTime=\"U" (at most 59 bytes) */
+    } cpu;
 } xml_state;
 
 /* The static segments of an event (built by build_static, copied by xml_event). */
@@ -135,6 +142,27 @@ static void build_system(xml_state *st, const etl_decoded_event *ev, fmt_buf *t,
     ends[SEG_CHANNEL] = (uint32_t)t->length;
 }
 
+/* "\" KernelTime=\"K\" UserTime=\"U" at p, from the text of the event before when its ticks, file (whose
+ * timer resolution converts them) and header flags are the same. */
+static char *write_cpu_times(xml_state *st, const etl_event_record *r, char *p)
+{
+    const etl_event_header *h = &r->header;
+    if (!st->cpu.valid || st->cpu.kernel != h->kernel_time || st->cpu.user != h->user_time ||
+        st->cpu.flags != h->flags || st->cpu.file != r->file_index) {
+        char *q = st->cpu.text;
+        FMT_W_LIT(q, "\" KernelTime=\"");
+        q = fmt_w_u64(q, fmt_cpu_ms(&st->options, r, h->kernel_time));
+        FMT_W_LIT(q, "\" UserTime=\"");
+        q = fmt_w_u64(q, fmt_cpu_ms(&st->options, r, h->user_time));
+        st->cpu.length = (size_t)(q - st->cpu.text);
+        st->cpu.kernel = h->kernel_time, st->cpu.user = h->user_time;
+        st->cpu.flags = h->flags, st->cpu.file = r->file_index;
+        st->cpu.valid = 1;
+    }
+    memcpy(p, st->cpu.text, sizeof st->cpu.text); /* room: SYSTEM_ROOM */
+    return p + st->cpu.length;
+}
+
 static void write_system(xml_state *st, const etl_decoded_event *ev, const fmt_static_text *s)
 {
     const etl_event_record *r = ev->record;
@@ -149,7 +177,7 @@ static void write_system(xml_state *st, const etl_decoded_event *ev, const fmt_s
         if (st->options.raw_timestamps)
             p = fmt_w_i64(p, r->raw_timestamp);
         else
-            p = fmt_w_event_time(&st->clock, h->timestamp, 9, p);
+            p = fmt_w_time(&st->clock, h->timestamp, 9, p);
         *p++ = '"';
     }
     FMT_W_LIT(p, " />\n\t\t<Correlation ActivityID=\"");
@@ -166,21 +194,22 @@ static void write_system(xml_state *st, const etl_decoded_event *ev, const fmt_s
     if (!st->options.stable) {  /* machine facts: not in stable output */
         FMT_W_LIT(p, "\" ProcessorID=\"");
         p = fmt_w_u64(p, r->buffer_context.processor_index);
-        FMT_W_LIT(p, "\" KernelTime=\"");
-        p = fmt_w_u64(p, fmt_cpu_ms(&st->options, r, h->kernel_time));
-        FMT_W_LIT(p, "\" UserTime=\"");
-        p = fmt_w_u64(p, fmt_cpu_ms(&st->options, r, h->user_time));
+        p = write_cpu_times(st, r, p);
     }
     FMT_W_LIT(p, "\" />\n");
     p = fmt_w_mem(p, channel, channel_length);
-    fmt_put_end(&st->out, p);
     size_t sid_size;
     const uint8_t *sid = r->extended_data_count ? etl_record_sid(r, &sid_size) : NULL;
-    if (sid) {  /* one SID text for payload and header: ConvertSidToStringSid's form */
-        PUTL(st, "\t\t<Security UserID=\"");
-        etl_render_sid(&st->out, sid, sid_size);
-        PUTL(st, "\" />\n");
+    if (!sid) {
+        FMT_W_LIT(p, "\t</System>\n");
+        fmt_put_end(&st->out, p);
+        return;
     }
+    fmt_put_end(&st->out, p);
+    /* one SID text for payload and header: ConvertSidToStringSid's form */
+    PUTL(st, "\t\t<Security UserID=\"");
+    etl_render_sid(&st->out, sid, sid_size);
+    PUTL(st, "\" />\n");
     PUTL(st, "\t</System>\n");
 }
 
@@ -190,7 +219,7 @@ static void write_system(xml_state *st, const etl_decoded_event *ev, const fmt_s
 /* The room reserved at once for the fields (grown as needed): most events fit, one reserve per event. */
 #define FIELDS_ROOM 4096
 
-/* Decoded fields: structs become ComplexData, array elements repeat their Data name. The usual field, whose
+/* "\t<EventData>\n" and the decoded fields: structs become ComplexData, array elements repeat their Data name. The usual field, whose
  * opening tag "\t\t<Data Name=\"NAME\">" is cached (escape_name), is written through a local pointer: the
  * tag in 16-byte blocks, the value scanned once and copied as is when it needs no escaping. */
 static void write_fields(xml_state *st, const etl_decoded_event *ev, const fmt_static_text *s)
@@ -200,6 +229,7 @@ static void write_fields(xml_state *st, const etl_decoded_event *ev, const fmt_s
     fmt_static_names names = fmt_static_names_of(s, ev);
     char *limit, *p = fmt_room(&st->out, FIELDS_ROOM, &limit);
     if (!p) return;
+    FMT_W_LIT(p, "\t<EventData>\n");
     for (const etl_field *f = ev->fields, *end = f + ev->field_count; f < end; f++) {
         size_t open_length;
         const char *open;
@@ -219,7 +249,7 @@ static void write_fields(xml_state *st, const etl_decoded_event *ev, const fmt_s
                 open += 2, open_length -= 2;
             }
             p = fmt_w_padded(p, open, open_length);
-            p = clean ? fmt_w_mem(p, value, value_length) : fmt_xml_escape_to(p, value, value_length);
+            p = clean ? fmt_w_short(p, value, value_length) : fmt_xml_escape_to(p, value, value_length);
             FMT_W_LIT(p, "</Data>\n");
             continue;
         }
@@ -328,8 +358,7 @@ static void write_payload(xml_state *st, const etl_decoded_event *ev, const fmt_
         PUTL(st, "\t<EventData />\n");
         return;
     }
-    PUTL(st, "\t<EventData>\n");
-    write_fields(st, ev, s);
+    write_fields(st, ev, s); /* from <EventData> on */
     if (extra) {
         PUTL(st, "\t\t<Data Name=\"win:ExtraPayload\" Type=\"win:ErrorMoreData\">0x");
         put_hex(st, ev->undecoded, ev->undecoded_length);
@@ -387,28 +416,41 @@ static void build_static(void *state, const etl_decoded_event *ev, fmt_buf *t, u
     build_rendering(ev, t, ends);
 }
 
-static void put_part(xml_state *st, const fmt_static_text *s, uint32_t k)
+/* \t\t<Message>text</Message>\n at p (room: 32 + FMT_XML_ESCAPE_GROWTH * length). */
+static char *write_message(char *p, const char *text, size_t length)
 {
-    size_t length;
-    const char *text = fmt_static_part(s, k, &length);
-    etl_textbuf_append(&st->out, text, length);
+    FMT_W_LIT(p, "\t\t<Message>");
+    p = fmt_xml_escape_to(p, text, length);
+    FMT_W_LIT(p, "</Message>\n");
+    return p;
 }
 
-/* RenderingInfo (its Message is the event's own text) and the end of the event. */
+/* RenderingInfo (its Message is the event's own text) and the end of the event, through one reservation. */
 static void write_rendering(xml_state *st, const etl_decoded_event *ev, const fmt_static_text *s)
 {
-    size_t head_length;
-    fmt_static_part(s, SEG_RENDER_HEAD, &head_length);
-    if (head_length) {
-        put_part(st, s, SEG_RENDER_HEAD);
-        if (ev->message) put_element(&st->out, 2, "Message", ev->message);
-        put_part(st, s, SEG_RENDER_TAIL);
-    } else if (ev->message) {
-        PUTL(st, "\t<RenderingInfo Culture=\"en-US\">\n");
-        put_element(&st->out, 2, "Message", ev->message);
-        PUTL(st, "\t</RenderingInfo>\n");
+    size_t head_length, tail_length, end_length;
+    const char *head = fmt_static_part(s, SEG_RENDER_HEAD, &head_length);
+    const char *tail = fmt_static_part(s, SEG_RENDER_TAIL, &tail_length);
+    fmt_static_part(s, SEG_TAIL, &end_length); /* right after SEG_RENDER_TAIL: copied with it */
+    const char *message = ev->message;
+    size_t message_length = message ? strlen(message) : 0;
+    if (message_length > SIZE_MAX / 8) return;
+    char *p = fmt_put_begin(&st->out, head_length + tail_length + end_length +
+                                          message_length * FMT_XML_ESCAPE_GROWTH + 64);
+    if (!p) return;
+    if (!message) { /* the three parts follow each other in the cache: one copy */
+        p = fmt_w_mem(p, head, head_length + tail_length + end_length);
+    } else if (head_length) { /* the schema's RenderingInfo: the Message between its parts */
+        p = fmt_w_mem(p, head, head_length);
+        p = write_message(p, message, message_length);
+        p = fmt_w_mem(p, tail, tail_length + end_length);
+    } else { /* no RenderingInfo from the schema (then its tail is empty too): one for the Message */
+        FMT_W_LIT(p, "\t<RenderingInfo Culture=\"en-US\">\n");
+        p = write_message(p, message, message_length);
+        FMT_W_LIT(p, "\t</RenderingInfo>\n");
+        p = fmt_w_mem(p, tail, tail_length + end_length);
     }
-    put_part(st, s, SEG_TAIL);
+    fmt_put_end(&st->out, p);
 }
 
 /* The cached per-property text: the opening tag of its Data elements, with the indent of depth 2. */

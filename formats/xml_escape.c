@@ -40,40 +40,23 @@ static char *put_escape(char *p, unsigned char c)
 /* The SWAR test of xml_escape.h. */
 static inline uint64_t needs_work(uint64_t x) { return fmt_xml_special(x); }
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-
-/* One bit per byte of the 16 at s that is not COPY: exact (no false hits), unlike the 8-byte SWAR test. A
- * signed compare with 0x20 catches the controls and every byte from 0x80; '<' / '>' and '"' / '&' are
- * paired as in fmt_xml_special. */
-static inline unsigned needs_work16(const unsigned char *s)
-{
-    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
-    __m128i m = _mm_cmplt_epi8(x, _mm_set1_epi8(0x20));
-    m = _mm_or_si128(m, _mm_cmpeq_epi8(_mm_or_si128(x, _mm_set1_epi8(0x02)), _mm_set1_epi8(0x3E)));
-    m = _mm_or_si128(m, _mm_cmpeq_epi8(_mm_or_si128(x, _mm_set1_epi8(0x04)), _mm_set1_epi8(0x26)));
-    return (unsigned)_mm_movemask_epi8(m);
-}
-#endif
-
 /* The first byte in [s, end) that is not COPY (end when none). `begin` is the start of the text: every byte
- * in [begin, end) may be read. 16 bytes at a time with SSE2 (long texts: messages), then 8 at a time; the
- * lowest flag of needs_work is always a true hit, and the final byte loop steps over the false ones a
- * masked overlapping word can show. */
+ * in [begin, end) may be read. 16 bytes at a time with SSE2 (a tail shorter than that: the text's last 16
+ * bytes, those before s masked off), else 8 at a time; the lowest flag of needs_work is always a true hit,
+ * and the final byte loop steps over the false ones a masked overlapping word can show. */
 static inline const unsigned char *skip_clean(const unsigned char *begin, const unsigned char *s,
                                               const unsigned char *end)
 {
     uint64_t x, m;
 #if defined(__SSE2__)
-    if (end - s >= 16) {
-        do {
-            unsigned m16 = needs_work16(s);
+    if (end - begin >= 16) {
+        for (; end - s >= 16; s += 16) {
+            unsigned m16 = fmt_xml_special_v(_mm_loadu_si128((const __m128i *)(const void *)s));
             if (m16) return s + __builtin_ctz(m16);
-            s += 16;
-        } while (end - s >= 16);
+        }
         if (s == end) return end;
-        /* the last 16 bytes, those before s (already clean) masked off */
-        unsigned m16 = needs_work16(end - 16) & (0xFFFFu << (16 - (end - s)));
+        unsigned m16 = fmt_xml_special_v(_mm_loadu_si128((const __m128i *)(const void *)(end - 16))) &
+                       (0xFFFFu << (16 - (end - s)));
         return m16 ? end - 16 + __builtin_ctz(m16) : end;
     }
 #endif
@@ -106,10 +89,30 @@ char *fmt_xml_escape_to(char *p, const char *text, size_t n)
 {
     const unsigned char *s = (const unsigned char *)text, *end = s + n;
     for (;;) {
-        const unsigned char *run = s;
-        s = skip_clean((const unsigned char *)text, s, end);
-        p = fmt_w_mem(p, (const char *)run, (size_t)(s - run));
-        if (s == end) return p;
+#if defined(__SSE2__)
+        /* copied 16 bytes at a time while they are clean: a block holding a byte that needs work is stored
+         * whole and its part from that byte on overwritten (the room for the rest is at least 16 bytes) */
+        while (end - s >= 16) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
+            _mm_storeu_si128((__m128i *)(void *)p, x);
+            unsigned m = fmt_xml_special_v(x);
+            if (m) {
+                unsigned k = (unsigned)__builtin_ctz(m);
+                s += k, p += k;
+                goto work;
+            }
+            s += 16, p += 16;
+        }
+#endif
+        {
+            const unsigned char *run = s;
+            s = skip_clean((const unsigned char *)text, s, end);
+            p = fmt_w_mem(p, (const char *)run, (size_t)(s - run));
+            if (s == end) return p;
+        }
+#if defined(__SSE2__)
+    work:
+#endif
         if (byte_class[*s] == ESCAPE) {
             if (s[0] == '\r' && end - s >= 2 && s[1] == '\n') { /* message lines end in CRLF */
                 FMT_W_LIT(p, "&#13;&#10;");

@@ -28,41 +28,28 @@ static inline uint64_t fmt_xml_special(uint64_t x)
 extern const unsigned char fmt_xml_byte_class[256];
 
 #if defined(__SSE2__)
-#include <emmintrin.h>
-
-/* One bit per byte of the 16 at the 16-aligned `block` that fmt_xml_byte_class does not copy as is (exact:
- * a signed compare with 0x20 catches NUL, the controls and every byte from 0x80; '<' / '>' and '"' / '&'
- * are paired as in fmt_xml_special). Not sanitized, like its caller fmt_xml_scan. */
-__attribute__((no_sanitize_address)) static inline unsigned fmt_xml_special16(const void *block)
+/* One bit per byte of x that fmt_xml_byte_class does not copy as is (exact, unlike the 8-byte SWAR test): a
+ * signed compare with 0x20 catches NUL, the controls and every byte from 0x80; '<' / '>' and '"' / '&' are
+ * paired as in fmt_xml_special. */
+static inline unsigned fmt_xml_special_v(__m128i x)
 {
-    __m128i x = _mm_load_si128((const __m128i *)block);
     __m128i m = _mm_cmplt_epi8(x, _mm_set1_epi8(0x20));
     m = _mm_or_si128(m, _mm_cmpeq_epi8(_mm_or_si128(x, _mm_set1_epi8(0x02)), _mm_set1_epi8(0x3E)));
     m = _mm_or_si128(m, _mm_cmpeq_epi8(_mm_or_si128(x, _mm_set1_epi8(0x04)), _mm_set1_epi8(0x26)));
     return (unsigned)_mm_movemask_epi8(m);
 }
 
-/* The length of text, and in *clean whether it is all bytes copied as is, in one pass over aligned 16-byte
- * blocks (values are many and short: no strlen, no byte loop). Like the C library's strlen, the block holding
- * the NUL is read whole: an aligned block never crosses a page, so the bytes after the NUL are readable, and
- * their bits are never looked at (the first flagged byte is at or before the NUL). AddressSanitizer would
- * report that read, hence the attribute (a sanitized build then calls this instead of inlining it);
- * tests/test_xml_escape.c checks the result on every corpus value and on texts ending at a page's end. */
+/* The same for the 16 bytes at the 16-aligned `block` (fmt_scan16's test: not sanitized, like it). */
+__attribute__((no_sanitize_address)) static inline unsigned fmt_xml_special16(const void *block)
+{
+    return fmt_xml_special_v(_mm_load_si128((const __m128i *)block));
+}
+
+/* The length of text, and in *clean whether it is all bytes copied as is (fmt_scan16: values are many and
+ * short, no strlen and no byte loop). */
 __attribute__((no_sanitize_address)) static inline size_t fmt_xml_scan(const char *text, int *clean)
 {
-    const char *block = (const char *)((uintptr_t)text & ~(uintptr_t)15);
-    unsigned m = fmt_xml_special16(block) >> ((uintptr_t)text & 15); /* bytes before text dropped */
-    size_t k;
-    if (m) {
-        k = (size_t)__builtin_ctz(m);
-    } else {
-        do {
-            block += 16;
-        } while ((m = fmt_xml_special16(block)) == 0);
-        k = (size_t)(block - text) + (size_t)__builtin_ctz(m);
-    }
-    *clean = text[k] == 0;
-    return *clean ? k : k + strlen(text + k);
+    return fmt_scan16(text, clean, fmt_xml_special16);
 }
 #else
 /* The length of text, and in *clean whether it is all bytes copied as is, in one pass (most values are

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -136,6 +137,35 @@ void corpus_short_strings(corpus_string_fn on_string, void *ctx)
             on_string(s, ctx);
         }
     }
+}
+
+size_t corpus_page_end_strings(corpus_string_fn on_string, void *ctx)
+{
+    static const char specials[] = "<>&\",\\\t\r\n\x01\x7F\xC3\xFF";
+    long page = sysconf(_SC_PAGESIZE);
+    char *map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED) return 0;
+    if (mprotect(map + page, (size_t)page, PROT_NONE) != 0) {
+        munmap(map, (size_t)page * 2);
+        return 0;
+    }
+    size_t count = 0;
+    for (size_t len = 0; len <= 48; len++) {
+        char *text = map + page - 1 - len;
+        for (size_t v = 0; v <= 3 * (sizeof specials - 1); v++) {
+            for (size_t k = 0; k < len; k++) text[k] = (char)('a' + k % 26);
+            text[len] = '\0';
+            if (v > 0 && len == 0) break;
+            if (v > 0) {
+                size_t at = (v - 1) % 3 == 0 ? 0 : (v - 1) % 3 == 1 ? len / 2 : len - 1;
+                text[at] = specials[(v - 1) / 3];
+            }
+            on_string(text, ctx);
+            count++;
+        }
+    }
+    munmap(map, (size_t)page * 2);
+    return count;
 }
 
 void corpus_event_strings(const etl_decoded_event *ev, corpus_string_fn on_string, void *ctx)

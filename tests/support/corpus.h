@@ -36,6 +36,12 @@ size_t corpus_decode_all(corpus_event_fn on_event, void *ctx);
 typedef void (*corpus_string_fn)(const char *text, void *ctx);
 void corpus_short_strings(corpus_string_fn on_string, void *ctx);
 
+/* Calls on_string with texts that end at the end of a page followed by an inaccessible one (their NUL is the
+ * page's last byte), for the writers' scans that read whole aligned 16-byte blocks: lengths 0..48 (every
+ * alignment), plain letters or with one byte that needs work (markup, CSV and table specials, controls,
+ * DEL, a UTF-8 lead byte) first, in the middle or last. Returns the number of texts. */
+size_t corpus_page_end_strings(corpus_string_fn on_string, void *ctx);
+
 /* Calls on_string with every string of a decoded event a writer can escape (names, display names, message,
  * process name, error, keyword names, the schema's provider and event names, field names and values; NULLs
  * included). */
