@@ -11,4 +11,26 @@
 
 uint64_t fmt_cpu_ms(const etl_writer_options *options, const etl_event_record *record, uint32_t ticks);
 
+/* Both times of the event before, kept: most events of a thread in a row carry the same ticks. */
+typedef struct fmt_cpu_memo {
+    uint32_t kernel, user, flags, file; /* the ticks, header flags and input file they were converted for */
+    int valid;
+    uint64_t kernel_ms, user_ms;
+} fmt_cpu_memo;
+
+/* Brings m to record's times: 1 when they changed (converted again), 0 when they are the ones kept. */
+static inline int fmt_cpu_memo_update(fmt_cpu_memo *m, const etl_writer_options *options,
+                                      const etl_event_record *record)
+{
+    const etl_event_header *h = &record->header;
+    if (m->valid && m->kernel == h->kernel_time && m->user == h->user_time && m->flags == h->flags &&
+        m->file == record->file_index)
+        return 0;
+    m->kernel = h->kernel_time, m->user = h->user_time, m->flags = h->flags, m->file = record->file_index;
+    m->kernel_ms = fmt_cpu_ms(options, record, h->kernel_time);
+    m->user_ms = fmt_cpu_ms(options, record, h->user_time);
+    m->valid = 1;
+    return 1;
+}
+
 #endif

@@ -158,9 +158,10 @@ static int csv_event(void *state, const etl_decoded_event *ev)
         } else {
             p = fmt_w_i64(p, st->options.raw_timestamps ? r->raw_timestamp : h->timestamp);
             *p++ = ',';
-            p = fmt_w_u64(p, fmt_cpu_ms(&st->options, r, h->kernel_time));
+            fmt_cpu_memo_update(&st->cpu, &st->options, r);
+            p = fmt_w_u64(p, st->cpu.kernel_ms);
             *p++ = ',';
-            p = fmt_w_u64(p, fmt_cpu_ms(&st->options, r, h->user_time));
+            p = fmt_w_u64(p, st->cpu.user_ms);
         }
         fmt_put_end(&st->line, p);
         st->cells += 10;

@@ -129,21 +129,28 @@ static inline unsigned fmt_u32_digits(uint32_t v)
 }
 
 /* Decimal digits of value at p (at most 20); returns the end. */
+static inline char *fmt_w_u32(char *p, uint32_t value)
+{
+    unsigned n = fmt_u32_digits(value);
+    fmt_w_digits(p + n, value, n);
+    return p + n;
+}
+
 static inline char *fmt_w_u64(char *p, uint64_t value)
 {
-    if (value <= UINT32_MAX) {
-        unsigned n = fmt_u32_digits((uint32_t)value);
-        fmt_w_digits(p + n, (uint32_t)value, n);
-        return p + n;
+    if (value <= UINT32_MAX) return fmt_w_u32(p, (uint32_t)value);
+    /* above 2^32 (FILETIMEs, 64-bit sizes): groups of 8 digits by pairs after the leading ones */
+    uint64_t high = value / 100000000u;
+    uint32_t low = (uint32_t)(value % 100000000u);
+    if (high <= UINT32_MAX) {
+        p = fmt_w_u32(p, (uint32_t)high);
+    } else { /* 2^32 * 10^8 and more: 18 to 20 digits */
+        p = fmt_w_u32(p, (uint32_t)(high / 100000000u));
+        fmt_w_digits(p + 8, (uint32_t)(high % 100000000u), 8);
+        p += 8;
     }
-    unsigned n = 1;
-    for (uint64_t v = value; v >= 10; v /= 10) n++;
-    char *end = p + n;
-    do {
-        *--end = (char)('0' + value % 10);
-        value /= 10;
-    } while (value);
-    return p + n;
+    fmt_w_digits(p + 8, low, 8);
+    return p + 8;
 }
 
 static inline char *fmt_w_i64(char *p, int64_t value)
@@ -231,9 +238,9 @@ __attribute__((no_sanitize_address)) static inline size_t fmt_scan16(const char 
 #endif
 
 #if defined(__SSE2__)
-/* n bytes of text at p; at most 16 of them in one 16-byte move when those 16 bytes lie in one 4 KiB block
- * (pages are at least that big, so they are readable whatever follows the text's NUL; like fmt_scan16,
- * hence the attribute). Writes up to 16 bytes at p (room the caller reserved). */
+/* The n bytes of a NUL-terminated text (text[n] readable) at p; at most 16 of them in one 16-byte move when
+ * those 16 bytes lie in one 4 KiB block (pages are at least that big, so they are readable whatever follows
+ * the NUL; like fmt_scan16, hence the attribute). Writes up to 16 bytes at p (room the caller reserved). */
 __attribute__((no_sanitize_address)) static inline char *fmt_w_short(char *p, const char *text, size_t n)
 {
     if (n <= 16 && ((uintptr_t)text & 4095) <= 4096 - 16) {
@@ -250,7 +257,19 @@ static inline char *fmt_w_short(char *p, const char *text, size_t n)
 #endif
 
 /* The 38 bytes of fmt_guid at p; returns the end. */
-char *fmt_w_guid(char *p, const etl_guid *g);
+char *fmt_w_guid_text(char *p, const etl_guid *g);
+
+/* The same with the all-zero GUID (most activity ids) inline. */
+static inline char *fmt_w_guid(char *p, const etl_guid *g)
+{
+    _Static_assert(sizeof(etl_guid) == 16, "a GUID is two 8-byte words");
+    uint64_t a, b;
+    memcpy(&a, g, 8);
+    memcpy(&b, (const char *)g + 8, 8);
+    if ((a | b) != 0) return fmt_w_guid_text(p, g);
+    memcpy(p, "{00000000-0000-0000-0000-000000000000}", 38);
+    return p + 38;
+}
 
 /* fmt_event_time's text at p (room: FMT_TIME_CAP bytes); returns the end (no NUL). */
 #define FMT_TIME_CAP 40

@@ -347,7 +347,7 @@ int fmt_class_guid(const etl_decoded_event *event, etl_guid *out)
 /* ---- fast text (fast_text.h) ----------------------------------------------------------------------------- */
 
 
-char *fmt_w_guid(char *p, const etl_guid *g)
+char *fmt_w_guid_text(char *p, const etl_guid *g)
 {
     guid_text(g, p);
     return p + 38;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpu_time.h"
 #include "etl/etl_writer.h"
 #include "util/textbuf.h"
 #include "util/utf.h"
@@ -70,6 +71,7 @@ typedef struct fmt_line_writer {
     fmt_buf scratch;
     size_t cells;  /* cells written on the current line */
     struct fmt_text_cache *cache;  /* static text per event kind (text_cache.h), NULL for writers without */
+    fmt_cpu_memo cpu;              /* Kernel/User ms of the event before (cpu_time.h) */
 } fmt_line_writer;
 
 void *fmt_line_writer_create(const etl_sink *sink, const etl_writer_options *options);

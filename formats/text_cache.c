@@ -86,8 +86,10 @@ static int from_schema(const etl_decoded_event *ev)
 
 static uint64_t hash_key(const text_key *k)
 {
-    uint64_t h = 0;
-    for (int i = 0; i < 6; i++) h = (h ^ k->words[i]) * 0x9E3779B97F4A7C15ull;
+    /* three independent products (serial ^ descriptor, GUID ^ descriptor, GUID ^ kind/flags) */
+    uint64_t h = (k->words[0] ^ k->words[3]) * 0x9E3779B97F4A7C15ull +
+                 (k->words[1] ^ k->words[4]) * 0xC2B2AE3D27D4EB4Full +
+                 (k->words[2] ^ k->words[5]) * 0x165667B19E3779F9ull;
     return h ^ h >> 29;
 }
 

@@ -33,11 +33,17 @@ typedef struct xml_state {
     fmt_text_cache *cache;  /* the static parts of each event kind (text_cache.h) */
     /* KernelTime and UserTime of the event before: they change seldom (most events of a thread in a row) */
     struct {
-        uint32_t kernel, user, flags, file;
-        int valid;
+        fmt_cpu_memo memo;
         size_t length;
         char text[64];      /* "\" KernelTime=\"K\" UserTime=\"U" (at most 59 bytes) */
     } cpu;
+    /* ProcessID and ThreadID of the event before: the same for most events (runs of one thread) */
+    struct {
+        uint32_t pid, tid;
+        int valid;
+        size_t length;
+        char text[48];      /* "P\" ThreadID=\"T" (at most 32 bytes) */
+    } ids;
 } xml_state;
 
 /* The static segments of an event (built by build_static, copied by xml_event). */
@@ -146,18 +152,13 @@ static void build_system(xml_state *st, const etl_decoded_event *ev, fmt_buf *t,
  * timer resolution converts them) and header flags are the same. */
 static char *write_cpu_times(xml_state *st, const etl_event_record *r, char *p)
 {
-    const etl_event_header *h = &r->header;
-    if (!st->cpu.valid || st->cpu.kernel != h->kernel_time || st->cpu.user != h->user_time ||
-        st->cpu.flags != h->flags || st->cpu.file != r->file_index) {
+    if (fmt_cpu_memo_update(&st->cpu.memo, &st->options, r)) {
         char *q = st->cpu.text;
         FMT_W_LIT(q, "\" KernelTime=\"");
-        q = fmt_w_u64(q, fmt_cpu_ms(&st->options, r, h->kernel_time));
+        q = fmt_w_u64(q, st->cpu.memo.kernel_ms);
         FMT_W_LIT(q, "\" UserTime=\"");
-        q = fmt_w_u64(q, fmt_cpu_ms(&st->options, r, h->user_time));
+        q = fmt_w_u64(q, st->cpu.memo.user_ms);
         st->cpu.length = (size_t)(q - st->cpu.text);
-        st->cpu.kernel = h->kernel_time, st->cpu.user = h->user_time;
-        st->cpu.flags = h->flags, st->cpu.file = r->file_index;
-        st->cpu.valid = 1;
     }
     memcpy(p, st->cpu.text, sizeof st->cpu.text); /* room: SYSTEM_ROOM */
     return p + st->cpu.length;
@@ -188,9 +189,15 @@ static void write_system(xml_state *st, const etl_decoded_event *ev, const fmt_s
         p = fmt_w_guid(p, &related);
     }
     FMT_W_LIT(p, "\" />\n\t\t<Execution ProcessID=\"");
-    p = fmt_w_u64(p, h->process_id);
-    FMT_W_LIT(p, "\" ThreadID=\"");
-    p = fmt_w_u64(p, h->thread_id);
+    if (!st->ids.valid || st->ids.pid != h->process_id || st->ids.tid != h->thread_id) {
+        char *q = fmt_w_u64(st->ids.text, h->process_id);
+        FMT_W_LIT(q, "\" ThreadID=\"");
+        q = fmt_w_u64(q, h->thread_id);
+        st->ids.length = (size_t)(q - st->ids.text);
+        st->ids.pid = h->process_id, st->ids.tid = h->thread_id, st->ids.valid = 1;
+    }
+    memcpy(p, st->ids.text, sizeof st->ids.text); /* room: SYSTEM_ROOM */
+    p += st->ids.length;
     if (!st->options.stable) {  /* machine facts: not in stable output */
         FMT_W_LIT(p, "\" ProcessorID=\"");
         p = fmt_w_u64(p, r->buffer_context.processor_index);
@@ -219,9 +226,10 @@ static void write_system(xml_state *st, const etl_decoded_event *ev, const fmt_s
 /* The room reserved at once for the fields (grown as needed): most events fit, one reserve per event. */
 #define FIELDS_ROOM 4096
 
-/* "\t<EventData>\n" and the decoded fields: structs become ComplexData, array elements repeat their Data name. The usual field, whose
- * opening tag "\t\t<Data Name=\"NAME\">" is cached (escape_name), is written through a local pointer: the
- * tag in 16-byte blocks, the value scanned once and copied as is when it needs no escaping. */
+/* "\t<EventData>\n" and the decoded fields: structs become ComplexData, array elements repeat their Data
+ * name. The usual field, whose opening tag "\t\t<Data Name=\"NAME\">" is cached (escape_name), is written
+ * through a local pointer: the tag in 16-byte blocks, the value scanned once and copied as is when it needs
+ * no escaping. */
 static void write_fields(xml_state *st, const etl_decoded_event *ev, const fmt_static_text *s)
 {
     static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
@@ -237,7 +245,7 @@ static void write_fields(xml_state *st, const etl_decoded_event *ev, const fmt_s
             const char *value = f->value ? f->value : "";
             int clean;
             size_t value_length = fmt_xml_scan(value, &clean);
-            if (value_length > SIZE_MAX / 16 || open_length > SIZE_MAX / 16) break;
+            if (value_length > SIZE_MAX / 8) break; /* need cannot wrap: open_length is a part of the cached text */
             size_t need = open_length + value_length * FMT_XML_ESCAPE_GROWTH + DATA_ROOM;
             if ((size_t)(limit - p) <= need) {
                 fmt_put_end(&st->out, p);
