@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "decode/render.h"
+#include "util/utf.h"
 
 static etl_textbuf buf;
 
@@ -228,6 +229,35 @@ static void test_strings(void **state)
     assert_string_equal(render(ETL_IN_COUNTEDSTRING, 0, "", 0, 8), "");
 }
 
+/* The four-units-at-a-time ASCII path of etl_render_utf16 against util/utf.c's unit-by-unit converter (a
+ * separate implementation): random strings mixing ASCII, NUL, 2- and 3-byte characters and surrogates (paired,
+ * lone, split across the 4-unit blocks), every length 0..40 and every start offset 0..7. */
+static void test_utf16_ascii_runs_match_unit_by_unit(void **state)
+{
+    (void)state;
+    static const uint16_t pool[] = {'a', 'Z', ' ', '~', 0x7F, 0, 0x80, 0xE9, 0x7FF, 0x800, 0x20AC, 0xFFFF,
+                                    0xD83D, 0xDE00, 0xDBFF, 0xDC00, 0x0100, 0xFF00, 0x007F, 0x8000};
+    uint8_t bytes[8 + 2 * 40];
+    char want[4 * 40 + 1];
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    for (int round = 0; round < 3000; round++) {
+        size_t start = (size_t)round % 8, units = (size_t)(round / 8) % 41;
+        for (size_t i = 0; i < units; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            /* mostly ASCII, as real text is, so that whole blocks take the fast path */
+            uint16_t u = x % 4 ? (uint16_t)(0x20 + (x >> 8) % 0x5F) : pool[(x >> 8) % (sizeof pool / sizeof pool[0])];
+            bytes[start + 2 * i] = (uint8_t)u;
+            bytes[start + 2 * i + 1] = (uint8_t)(u >> 8);
+        }
+        etl_utf16le_to_utf8(bytes + start, units, want, sizeof want);
+        etl_textbuf_reset(&buf);
+        etl_render_utf16(&buf, bytes + start, 2 * units);
+        assert_false(buf.failed);
+        assert_string_equal(etl_textbuf_at(&buf, 0), want);
+        assert_int_equal(buf.length, strlen(want)); /* a NUL unit ends the text, it is not copied */
+    }
+}
+
 static void test_trim_partial(void **state)
 {
     (void)state;
@@ -282,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_network),  cmocka_unit_test(test_sid),       cmocka_unit_test(test_times),
         cmocka_unit_test(test_floats),   cmocka_unit_test(test_strings),   cmocka_unit_test(test_binary),
         cmocka_unit_test(test_maps),     cmocka_unit_test(test_etwtime),   cmocka_unit_test(test_trim_partial),
+        cmocka_unit_test(test_utf16_ascii_runs_match_unit_by_unit),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     etl_textbuf_free(&buf);

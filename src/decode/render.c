@@ -59,6 +59,17 @@ void etl_render_utf16(etl_textbuf *out, const uint8_t *p, size_t size)
     if (units > (SIZE_MAX - 1) / 3 || etl_textbuf_reserve(out, 3 * units) != 0) return;
     char *d = out->data + out->length;
     for (size_t i = 0; i < units; i++) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* runs of ASCII (most text) four units at a time: none >= 0x80, none 0 */
+        for (uint64_t x; i + 4 <= units; i += 4, d += 4) {
+            memcpy(&x, p + 2 * i, 8);
+            if ((x & 0xFF80FF80FF80FF80ull) || etl_utf16_has_zero(x)) break;
+            x = (x | x >> 8) & 0x0000FFFF0000FFFFull;
+            uint32_t four = (uint32_t)(x | x >> 16);
+            memcpy(d, &four, 4);
+        }
+        if (i >= units) break;
+#endif
         uint32_t u = etl_le16(p + 2 * i);
         if (u < 0x80) {
             if (u == 0) break;

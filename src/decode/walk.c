@@ -214,7 +214,19 @@ static int need(walk_state *s, const etl_property_info *prop, uint64_t bytes, co
  * terminator takes the rest of the payload (TDH tolerates an unterminated last string). */
 static void scan_terminated(const uint8_t *p, size_t avail, size_t unit, size_t *value_len, size_t *advance)
 {
-    for (size_t i = 0; i + unit <= avail; i += unit) {
+    size_t i = 0;
+    if (unit == 1) {
+        const uint8_t *nul = avail ? memchr(p, 0, avail) : NULL;
+        i = nul ? (size_t)(nul - p) : avail;
+    } else {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        for (uint64_t x; i + 8 <= avail; i += 8) { /* four units at a time up to the block holding the NUL */
+            memcpy(&x, p + i, 8);
+            if (etl_utf16_has_zero(x)) break;
+        }
+#endif
+    }
+    for (; i + unit <= avail; i += unit) {
         if (p[i] == 0 && (unit == 1 || p[i + 1] == 0)) {
             *value_len = i;
             *advance = i + unit;
