@@ -335,13 +335,12 @@ static void fill_names(etl_decoder *d, etl_decoded_event *ev, const etl_event_in
 }
 
 /* Message inserts: the text of each top-level property; array elements joined by ", ". */
-/* The text span of fields [first, end) of the last walk: the values' texts lie there one after another, each
- * with its NUL (markers take no text). Only for a walk that completed (after a stop, closers carry no
- * offsets). */
-static void value_span(const etl_walk *w, size_t first, size_t end, size_t *from, size_t *to)
+/* The text span of top-level property i of the last walk: its values' texts lie there one after another, each
+ * with its NUL (markers take no text). Only for a walk that completed. */
+static void value_span(const etl_walk *w, size_t i, size_t *from, size_t *to)
 {
-    *from = first < w->field_count ? w->value_offsets[first] : w->text.length;
-    *to = end < w->field_count ? w->value_offsets[end] : w->text.length;
+    *from = w->top_text[i];
+    *to = w->top_text[i + 1];
 }
 
 /* Message inserts: the text of each top-level property; array elements joined by ", ". */
@@ -370,7 +369,7 @@ static int format_message(etl_decoder *d, etl_decoded_event *ev, const etl_event
         size_t values = 0, from = 0, to = 0;
         for (size_t f = first; f < end; f++)
             if (ev->fields[f].kind == ETL_FIELD_VALUE) values++, only = ev->fields[f].value;
-        if (spans) value_span(w, first, end, &from, &to);
+        if (spans) value_span(w, i, &from, &to);
         d->insert_offsets[i] = d->inserts.length;
         if (values < 2) {
             d->insert_ptrs[i] = only;

@@ -64,11 +64,11 @@ void etl_walk_init(etl_walk *w) { memset(w, 0, sizeof *w); }
 void etl_walk_free(etl_walk *w)
 {
     free(w->fields);
-    free(w->value_offsets);
     free(w->bytes);
     free(w->values);
     free(w->value_epoch);
     free(w->top_first);
+    free(w->top_text);
     etl_textbuf_free(&w->text);
     memset(w, 0, sizeof *w);
 }
@@ -90,16 +90,13 @@ static int fail(walk_state *s, const etl_property_info *prop, const char *fmt, .
 
 static size_t remaining(const walk_state *s) { return s->size - s->pos; }
 
-/* Doubles the per-field arrays (fields, text offsets, value bytes). */
+/* Doubles the per-field arrays (fields, value bytes). */
 static int grow_fields(etl_walk *w)
 {
     size_t cap = w->field_capacity ? w->field_capacity * 2 : 64;
     etl_field *f = realloc(w->fields, cap * sizeof *f);
     if (!f) return -1;
     w->fields = f;
-    size_t *o = realloc(w->value_offsets, cap * sizeof *o);
-    if (!o) return -1;
-    w->value_offsets = o;
     etl_field_bytes *b = realloc(w->bytes, cap * sizeof *b);
     if (!b) return -1;
     w->bytes = b;
@@ -118,13 +115,13 @@ static inline int push_field(walk_state *s, etl_field_kind kind, const etl_prope
     etl_field *f = &w->fields[w->field_count];
     f->kind = kind;
     f->name = prop->name ? prop->name : "";
-    f->value = NULL;
+    /* a value's text starts here (walk_event redoes a walk during which the text buffer moved) */
+    f->value = kind == ETL_FIELD_VALUE ? w->text.data + w->text.length : NULL;
     f->in_type = prop->in_type;
     f->out_type = prop->out_type;
     f->depth = (uint16_t)depth;
     f->array_index = array_index;
     f->property = prop;
-    w->value_offsets[w->field_count] = w->text.length;
     w->field_count++;
     return WALK_OK;
 }
@@ -514,10 +511,9 @@ static WALK_INLINE void emit_plain(walk_state *s, const etl_property_info *prop,
     uint64_t v = size == 1 ? value[0] : size == 2 ? etl_le16(value) : size == 4 ? etl_le32(value) : etl_le64(value);
     w->values[index] = v;
     size_t f = w->field_count++;
-    w->fields[f] = (etl_field){ETL_FIELD_VALUE, prop->name ? prop->name : "", NULL, prop->in_type, prop->out_type,
-                               (uint16_t)depth, array_index, prop};
+    w->fields[f] = (etl_field){ETL_FIELD_VALUE, prop->name ? prop->name : "", w->text.data + w->text.length,
+                               prop->in_type, prop->out_type, (uint16_t)depth, array_index, prop};
     w->bytes[f] = (etl_field_bytes){value, (uint32_t)size};
-    w->value_offsets[f] = w->text.length;
     if (s->sizing) {
         s->text_bound += ETL_INT_TEXT_MAX + 1;
         return;
@@ -581,7 +577,6 @@ static int walk_plain_top(walk_state *s, uint32_t index)
     w->fields[f] = (etl_field){ETL_FIELD_ARRAY_BEGIN, prop->name ? prop->name : "", NULL, prop->in_type, prop->out_type,
                                0, -1, prop};
     w->bytes[f] = (etl_field_bytes){NULL, 0};
-    w->value_offsets[f] = w->text.length;
     const uint8_t *p = s->payload + s->pos;
     for (uint64_t i = 0; i < n; i++, p += size) emit_plain(s, prop, style, p, size, 1, (int32_t)i, index);
     if (n) w->value_epoch[index] = w->epoch;
@@ -591,7 +586,6 @@ static int walk_plain_top(walk_state *s, uint32_t index)
     w->fields[f] = w->fields[f - n - 1];
     w->fields[f].kind = ETL_FIELD_ARRAY_END;
     w->bytes[f] = (etl_field_bytes){NULL, 0};
-    w->value_offsets[f] = w->text.length;
     return tail_end ? WALK_END : WALK_OK;
 }
 
@@ -625,7 +619,7 @@ static int close_open_fields(walk_state *s)
         w->bytes[w->field_count] = (etl_field_bytes){NULL, 0};
         w->fields[w->field_count] = begin;
         w->fields[w->field_count].kind = end;
-        w->value_offsets[w->field_count++] = 0;
+        w->field_count++;
     }
     return WALK_STOP;
 }
@@ -648,6 +642,9 @@ static int ensure_capacity(etl_walk *w, const etl_event_info *info)
         size_t *t = realloc(w->top_first, tops * sizeof *t);
         if (!t) return -1;
         w->top_first = t;
+        t = realloc(w->top_text, tops * sizeof *t);
+        if (!t) return -1;
+        w->top_text = t;
         w->top_capacity = tops;
     }
     return 0;
@@ -701,8 +698,8 @@ int etl_walk_event(etl_walk *w, const etl_event_info *info, const uint8_t *paylo
     return etl_walk_event_planned(w, info, NULL, payload, size, ctx);
 }
 
-static int walk_event(etl_walk *w, const etl_event_info *info, const etl_walk_plan *plan, const uint8_t *payload,
-                      size_t size, const etl_render_context *ctx, int sizing)
+static int walk_once(etl_walk *w, const etl_event_info *info, const etl_walk_plan *plan, const uint8_t *payload,
+                     size_t size, const etl_render_context *ctx, int sizing)
 {
     w->field_count = 0;
     w->consumed = 0;
@@ -721,6 +718,7 @@ static int walk_event(etl_walk *w, const etl_event_info *info, const etl_walk_pl
     uint32_t i = 0;
     for (; i < tops && rc == WALK_OK; i++) {
         w->top_first[i] = w->field_count;
+        w->top_text[i] = w->text.length;
         rc = plan && plan->style[i] ? walk_plain_top(&s, i) : walk_property(&s, i, 0);
     }
     if (sizing) {
@@ -728,14 +726,26 @@ static int walk_event(etl_walk *w, const etl_event_info *info, const etl_walk_pl
         return rc == WALK_NOMEM ? ETL_ERR_NOMEM : rc == WALK_STOP ? ETL_WALK_NEEDS_RENDERING : ETL_DECODE_OK;
     }
     if (rc == WALK_STOP) rc = close_open_fields(&s);
-    for (; i <= tops; i++) w->top_first[i] = w->field_count;
+    for (; i <= tops; i++) w->top_first[i] = w->field_count, w->top_text[i] = w->text.length;
     if (rc == WALK_NOMEM || w->text.failed) return ETL_ERR_NOMEM;
     if (rc == WALK_END) rc = WALK_OK;
-
-    for (size_t f = 0; f < w->field_count; f++)
-        if (w->fields[f].kind == ETL_FIELD_VALUE) w->fields[f].value = etl_textbuf_at(&w->text, w->value_offsets[f]);
     w->consumed = s.pos;
     return rc == WALK_STOP ? ETL_DECODE_ERROR : ETL_DECODE_OK;
+}
+
+/* Values point into the text buffer as they are written; when it grew (moved) during a walk, the walk runs
+ * again: it asks for the same room in the same order, which the buffer now has, so the second run stays put
+ * (the buffer only grows, to at most twice the 1 MiB text cap: a few times per decoder). */
+static int walk_event(etl_walk *w, const etl_event_info *info, const etl_walk_plan *plan, const uint8_t *payload,
+                      size_t size, const etl_render_context *ctx, int sizing)
+{
+    etl_textbuf_reset(&w->text);
+    if (reserve_text(&w->text, 256) != 0) return ETL_ERR_NOMEM; /* a buffer to point into from the start */
+    for (;;) {
+        size_t capacity = w->text.capacity;
+        int rc = walk_once(w, info, plan, payload, size, ctx, sizing);
+        if (rc < 0 || sizing || w->text.capacity == capacity) return rc;
+    }
 }
 
 int etl_walk_event_planned(etl_walk *w, const etl_event_info *info, const etl_walk_plan *plan,

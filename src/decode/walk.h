@@ -26,12 +26,13 @@ typedef struct etl_walk {
     size_t field_count;
     size_t consumed;        /* payload bytes decoded */
     char error[256];        /* ETL_DECODE_ERROR: why (property name, payload offset) */
-    /* top_first[i] = index of the first field of top-level property i; top_first[top_level_count] = end */
+    /* top_first[i] = index of the first field of top-level property i; top_first[top_level_count] = end;
+     * top_text[i] = where its text starts in `text` (values' texts follow one another, each with its NUL) */
     size_t *top_first;
+    size_t *top_text;
 
     /* reusable storage */
     etl_textbuf text;
-    size_t *value_offsets;  /* per field: offset of its text in `text`, resolved at the end */
     etl_field_bytes *bytes; /* per field: the value's own bytes in the payload (typed writers) */
     size_t field_capacity;
     uint64_t *values;       /* per property index: last integer value (for PARAM_LENGTH/PARAM_COUNT) */
