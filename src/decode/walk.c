@@ -39,23 +39,13 @@ typedef struct walk_state {
 /* Text written so far (sizing: at least as much as rendering would have written). */
 static size_t text_used(const walk_state *s) { return s->sizing ? s->text_bound : s->w->text.length; }
 
-/* An upper bound of the text one value renders to, NUL included: no form takes more than 4 bytes per payload
- * byte plus 64 (UTF-16 and ANSI text 3 per unit, hex 2 per byte, GUID, time and number forms under 64), and a
- * map adds at most all its names with separators. */
-static size_t map_text_bound(const etl_map_info *map)
-{
-    size_t n = 24;
-    if (map)
-        for (uint32_t i = 0; i < map->entry_count; i++) n += 3 + (map->entries[i].name ? strlen(map->entries[i].name) : 0);
-    return n;
-}
-
+/* An upper bound of the text one value renders to, NUL included (see etl_walk_map_text_bound). */
 static size_t value_text_bound(const walk_state *s, uint32_t index, size_t len)
 {
     const etl_property_info *prop = &s->info->properties[index];
     size_t bound = 4 * len + 65;
     if (prop->map && prop->map->entry_count)
-        bound += s->plan && s->plan->map_bound ? s->plan->map_bound[index] : map_text_bound(prop->map);
+        bound += s->plan && s->plan->map_bound ? s->plan->map_bound[index] : etl_walk_map_text_bound(prop->map);
     return bound;
 }
 
@@ -159,47 +149,6 @@ static int resolve_length(walk_state *s, const etl_property_info *prop, int *has
     return WALK_OK;
 }
 
-/* Natural size of fixed-size in-types; 0 with *variable = 1 for the others. */
-static size_t fixed_size(const etl_property_info *prop, size_t pointer_size, int *variable)
-{
-    *variable = 0;
-    switch (prop->in_type) {
-    case ETL_IN_NULL: return 0;
-    case ETL_IN_INT8:
-    case ETL_IN_UINT8:
-    case ETL_IN_ANSICHAR: return 1;
-    case ETL_IN_INT16:
-    case ETL_IN_UINT16:
-    case ETL_IN_UNICODECHAR: return 2;
-    case ETL_IN_INT32:
-    case ETL_IN_UINT32:
-    case ETL_IN_HEXINT32:
-    case ETL_IN_FLOAT: return 4;
-    case ETL_IN_INT64:
-    case ETL_IN_UINT64:
-    case ETL_IN_HEXINT64:
-    case ETL_IN_DOUBLE:
-    case ETL_IN_FILETIME: return 8;
-    case ETL_IN_GUID:
-    case ETL_IN_SYSTEMTIME: return 16;
-    case ETL_IN_POINTER:
-    case ETL_IN_SIZET: return pointer_size;
-    /* Win32 BOOL is 4 bytes; the kernel MOF `boolean` is 1, which a source says with length 1 */
-    case ETL_IN_BOOLEAN: return prop->length == 1 ? 1 : 4;
-    default: *variable = 1; return 0;
-    }
-}
-
-static int is_integer_type(uint16_t in_type)
-{
-    switch (in_type) {
-    case ETL_IN_INT8: case ETL_IN_UINT8: case ETL_IN_INT16: case ETL_IN_UINT16: case ETL_IN_INT32:
-    case ETL_IN_UINT32: case ETL_IN_INT64: case ETL_IN_UINT64: case ETL_IN_BOOLEAN: case ETL_IN_POINTER:
-    case ETL_IN_SIZET: case ETL_IN_HEXINT32: case ETL_IN_HEXINT64: return 1;
-    default: return 0;
-    }
-}
-
 static int need(walk_state *s, const etl_property_info *prop, uint64_t bytes, const char *what)
 {
     if (bytes > remaining(s))
@@ -250,7 +199,7 @@ static int size_value(walk_state *s, const etl_property_info *prop, size_t *star
         *start = 2, *len = n, *advance = 2 + n;
         return WALK_OK;
     }
-    size_t fixed = fixed_size(prop, pointer_size, &variable);
+    size_t fixed = etl_walk_fixed_size(prop, pointer_size, &variable);
     if (!variable) {
         if ((rc = need(s, prop, fixed, "value"))) return rc;
         *len = *advance = fixed;
@@ -341,7 +290,7 @@ static int walk_scalar(walk_state *s, uint32_t index, unsigned depth, int32_t ar
     int rc = size_value(s, prop, &start, &len, &advance);
     if (rc) return rc;
     const uint8_t *value = s->payload + s->pos + start;
-    if (is_integer_type(prop->in_type) && (len == 1 || len == 2 || len == 4 || len == 8)) {
+    if (etl_walk_is_integer_type(prop->in_type) && (len == 1 || len == 2 || len == 4 || len == 8)) {
         uint64_t v = len == 1 ? value[0] : len == 2 ? etl_le16(value) : len == 4 ? etl_le32(value) : etl_le64(value);
         s->w->values[index] = v;
         s->w->value_epoch[index] = s->w->epoch;
@@ -589,6 +538,44 @@ static int walk_plain_top(walk_state *s, uint32_t index)
     return tail_end ? WALK_END : WALK_OK;
 }
 
+/* A run of `n` top-level plain scalars from property `first` (the plan's run), all present in the payload: one
+ * loop, capacity reserved once, each field copied from the plan's template. 0 when the run does not fit the
+ * payload or a cap (then each property takes walk_plain_top, which decides and reports as always). */
+static uint32_t walk_plain_run(walk_state *s, uint32_t first)
+{
+    const etl_walk_plan *plan = s->plan;
+    etl_walk *w = s->w;
+    uint32_t n = plan->run[first];
+    if (plan->run_bytes[s->pointer_size == 8][first] > remaining(s) || w->field_count + n > ETL_WALK_MAX_FIELDS ||
+        s->steps + n >= 4 * (size_t)ETL_WALK_MAX_FIELDS || reserve_fields(w, n) != 0 ||
+        reserve_text(&w->text, (size_t)n * (ETL_INT_TEXT_MAX + 1)) != 0)
+        return 0;
+    const uint8_t *p = s->payload + s->pos;
+    char *text = w->text.data, *out = text + w->text.length;
+    size_t f = w->field_count;
+    for (uint32_t i = first; i < first + n; i++, f++) {
+        size_t size = plan->size[i] ? plan->size[i] : s->pointer_size;
+        uint64_t v = size == 1 ? p[0] : size == 2 ? etl_le16(p) : size == 4 ? etl_le32(p) : etl_le64(p);
+        w->values[i] = v;
+        w->value_epoch[i] = w->epoch;
+        w->top_first[i] = f;
+        w->top_text[i] = (size_t)(out - text);
+        w->fields[f] = plan->fields[i];
+        w->fields[f].value = out;
+        w->bytes[f] = (etl_field_bytes){p, (uint32_t)size};
+        size_t len = etl_int_format(out, (etl_int_style)plan->style[i], v, size);
+        out[len] = '\0'; /* each value is its own C string inside `text` */
+        out += len + 1;
+        p += size;
+    }
+    w->field_count = f;
+    w->text.length = (size_t)(out - text);
+    *out = '\0';
+    s->steps += n;
+    s->pos = (size_t)(p - s->payload);
+    return n;
+}
+
 static int walk_range(walk_state *s, uint32_t first, uint32_t count, unsigned depth)
 {
     for (uint32_t i = first; i < first + count; i++) {
@@ -650,48 +637,6 @@ static int ensure_capacity(etl_walk *w, const etl_event_info *info)
     return 0;
 }
 
-int etl_walk_plan_build(etl_walk_plan *plan, const etl_event_info *info)
-{
-    memset(plan, 0, sizeof *plan);
-    if (!info->property_count) return 0;
-    uint8_t *style = calloc(2, info->property_count);
-    if (!style) return -1;
-    plan->property_count = info->property_count;
-    plan->style = style;
-    plan->size = style + info->property_count;
-    for (uint32_t i = 0; i < info->property_count && !plan->map_bound; i++)
-        if (info->properties[i].map && info->properties[i].map->entry_count) {
-            plan->map_bound = calloc(info->property_count, sizeof *plan->map_bound);
-            if (!plan->map_bound) {
-                etl_walk_plan_free(plan);
-                return -1;
-            }
-        }
-    for (uint32_t i = 0; plan->map_bound && i < info->property_count; i++)
-        plan->map_bound[i] = map_text_bound(info->properties[i].map);
-    for (uint32_t i = 0; i < info->property_count; i++) {
-        const etl_property_info *prop = &info->properties[i];
-        if ((prop->flags & (ETL_PROP_STRUCT | ETL_PROP_INLINE_LENGTH)) || !is_integer_type(prop->in_type) ||
-            prop->out_type == ETL_OUT_NOPRINT || (prop->map && prop->map->entry_count))
-            continue;
-        int variable;
-        size_t size4 = fixed_size(prop, 4, &variable), size8 = fixed_size(prop, 8, &variable);
-        etl_int_style style = etl_int_style_of(prop->in_type, prop->out_type, size8, 1);
-        /* pointer-sized values: the same form at both sizes, or the general path */
-        if (style == ETL_INT_OTHER || etl_int_style_of(prop->in_type, prop->out_type, size4, 1) != style) continue;
-        plan->style[i] = (uint8_t)style;
-        plan->size[i] = size4 == size8 ? (uint8_t)size8 : 0;
-    }
-    return 0;
-}
-
-void etl_walk_plan_free(etl_walk_plan *plan)
-{
-    free(plan->style);
-    free(plan->map_bound);
-    memset(plan, 0, sizeof *plan);
-}
-
 int etl_walk_event(etl_walk *w, const etl_event_info *info, const uint8_t *payload, size_t size,
                    const etl_render_context *ctx)
 {
@@ -717,6 +662,13 @@ static int walk_once(etl_walk *w, const etl_event_info *info, const etl_walk_pla
     int rc = WALK_OK;
     uint32_t i = 0;
     for (; i < tops && rc == WALK_OK; i++) {
+        if (plan && plan->run && plan->run[i] && !sizing) {
+            uint32_t done = walk_plain_run(&s, i);
+            if (done) {
+                i += done - 1;
+                continue;
+            }
+        }
         w->top_first[i] = w->field_count;
         w->top_text[i] = w->text.length;
         rc = plan && plan->style[i] ? walk_plain_top(&s, i) : walk_property(&s, i, 0);
