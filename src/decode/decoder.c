@@ -405,7 +405,9 @@ static int format_message(etl_decoder *d, etl_decoded_event *ev, const etl_event
     for (size_t i = 0; i < count; i++)
         if (!d->insert_ptrs[i]) d->insert_ptrs[i] = etl_textbuf_at(&d->inserts, d->insert_offsets[i]);
     etl_textbuf_reset(&d->message);
-    etl_message_format_lengths(&d->message, info->message, d->insert_ptrs, lengths, count);
+    const etl_message_plan *compiled = etl_decode_cache_message(d->cache, info, count);
+    if (compiled) etl_message_apply(&d->message, compiled, d->insert_ptrs, lengths);
+    else etl_message_format_lengths(&d->message, info->message, d->insert_ptrs, lengths, count);
     /* mc terminates compiled messages with CR LF */
     while (d->message.length && (d->message.data[d->message.length - 1] == '\n' ||
                                  d->message.data[d->message.length - 1] == '\r'))

@@ -37,21 +37,26 @@ static inline size_t etl_int_format_unsigned(char *out, uint64_t v)
         out[0] = (char)('0' + v);
         return 1;
     }
+    if (v < 100) { /* most payload numbers are small: a pair, or a digit and a pair, without the length */
+        memcpy(out, etl_int_digit_pairs + v * 2, 2);
+        return 2;
+    }
+    if (v < 1000) {
+        unsigned q = (unsigned)v / 100;
+        out[0] = (char)('0' + q);
+        memcpy(out + 1, etl_int_digit_pairs + ((unsigned)v - 100 * q) * 2, 2);
+        return 3;
+    }
     unsigned t = ((64u - (unsigned)__builtin_clzll(v)) * 1233u) >> 12; /* ~log10, then corrected */
     size_t n = t - (v < etl_int_powers_of_ten[t]) + 1;
     char *p = out + n;
     while (v >= 100) {
-        const char *pair = etl_int_digit_pairs + (v % 100) * 2;
+        p -= 2;
+        memcpy(p, etl_int_digit_pairs + (v % 100) * 2, 2);
         v /= 100;
-        *--p = pair[1];
-        *--p = pair[0];
     }
-    if (v >= 10) {
-        *--p = etl_int_digit_pairs[v * 2 + 1];
-        *--p = etl_int_digit_pairs[v * 2];
-    } else {
-        *--p = (char)('0' + v);
-    }
+    if (v >= 10) memcpy(p - 2, etl_int_digit_pairs + v * 2, 2);
+    else *--p = (char)('0' + v);
     return n;
 }
 
