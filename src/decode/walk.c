@@ -473,6 +473,32 @@ static WALK_INLINE void emit_plain(walk_state *s, const etl_property_info *prop,
     w->text.length += n + 1;
 }
 
+/* The elements of a plain array at the end of the list (capacity is the caller's): the pointers in locals, as
+ * every text byte written could otherwise alias them; `size` a constant where it is inlined. */
+static WALK_INLINE void put_plain_elements(etl_walk *w, const etl_property_info *prop, etl_int_style style,
+                                           const uint8_t *p, size_t size, uint64_t n, uint32_t index)
+{
+    etl_field *field = w->fields + w->field_count;
+    etl_field_bytes *bytes = w->bytes + w->field_count;
+    char *text = w->text.data, *out = text + w->text.length;
+    const etl_field proto = {ETL_FIELD_VALUE, prop->name ? prop->name : "", NULL, prop->in_type, prop->out_type,
+                             1, 0, prop};
+    uint64_t v = 0;
+    for (uint64_t i = 0; i < n; i++, p += size) {
+        v = size == 1 ? p[0] : size == 2 ? etl_le16(p) : size == 4 ? etl_le32(p) : etl_le64(p);
+        field[i] = proto;
+        field[i].value = out;
+        field[i].array_index = (int32_t)i;
+        bytes[i] = (etl_field_bytes){p, (uint32_t)size};
+        size_t len = etl_int_format(out, style, v, size);
+        out[len] = '\0'; /* each value is its own C string inside `text` */
+        out += len + 1;
+    }
+    if (n) w->values[index] = v; /* the last element's, as walk_value leaves it */
+    w->field_count += (size_t)n;
+    w->text.length = (size_t)(out - text);
+}
+
 /* A top-level property the plan marks plain (a fixed-size integer printed as a number) and that is a scalar or
  * an array of such: all its fields in one pass, with field and text capacity reserved once. Whatever is not the
  * common case (payload too short, a tail that ends early but not on an element, counts near the caps) goes to
@@ -527,7 +553,16 @@ static int walk_plain_top(walk_state *s, uint32_t index)
                                0, -1, prop};
     w->bytes[f] = (etl_field_bytes){NULL, 0};
     const uint8_t *p = s->payload + s->pos;
-    for (uint64_t i = 0; i < n; i++, p += size) emit_plain(s, prop, style, p, size, 1, (int32_t)i, index);
+    if (s->sizing) {
+        for (uint64_t i = 0; i < n; i++, p += size) emit_plain(s, prop, style, p, size, 1, (int32_t)i, index);
+    } else {
+        switch (size) {
+        case 1: put_plain_elements(w, prop, style, p, 1, n, index); break;
+        case 2: put_plain_elements(w, prop, style, p, 2, n, index); break;
+        case 4: put_plain_elements(w, prop, style, p, 4, n, index); break;
+        default: put_plain_elements(w, prop, style, p, 8, n, index); break;
+        }
+    }
     if (n) w->value_epoch[index] = w->epoch;
     if (!s->sizing) w->text.data[w->text.length] = '\0';
     s->pos += (size_t)n * size;
@@ -550,20 +585,26 @@ static uint32_t walk_plain_run(walk_state *s, uint32_t first)
         s->steps + n >= 4 * (size_t)ETL_WALK_MAX_FIELDS || reserve_fields(w, n) != 0 ||
         reserve_text(&w->text, (size_t)n * (ETL_INT_TEXT_MAX + 1)) != 0)
         return 0;
-    const uint8_t *p = s->payload + s->pos;
+    /* pointers in locals: every text byte written could otherwise alias them */
+    const uint8_t *p = s->payload + s->pos, *sizes = plan->size, *styles = plan->style;
+    const etl_field *templates = plan->fields;
     char *text = w->text.data, *out = text + w->text.length;
-    size_t f = w->field_count;
+    etl_field *fields = w->fields;
+    etl_field_bytes *bytes = w->bytes;
+    uint64_t *values = w->values;
+    uint32_t *epochs = w->value_epoch, epoch = w->epoch;
+    size_t *top_first = w->top_first, *top_text = w->top_text, f = w->field_count, pointer_size = s->pointer_size;
     for (uint32_t i = first; i < first + n; i++, f++) {
-        size_t size = plan->size[i] ? plan->size[i] : s->pointer_size;
+        size_t size = sizes[i] ? sizes[i] : pointer_size;
         uint64_t v = size == 1 ? p[0] : size == 2 ? etl_le16(p) : size == 4 ? etl_le32(p) : etl_le64(p);
-        w->values[i] = v;
-        w->value_epoch[i] = w->epoch;
-        w->top_first[i] = f;
-        w->top_text[i] = (size_t)(out - text);
-        w->fields[f] = plan->fields[i];
-        w->fields[f].value = out;
-        w->bytes[f] = (etl_field_bytes){p, (uint32_t)size};
-        size_t len = etl_int_format(out, (etl_int_style)plan->style[i], v, size);
+        values[i] = v;
+        epochs[i] = epoch;
+        top_first[i] = f;
+        top_text[i] = (size_t)(out - text);
+        fields[f] = templates[i];
+        fields[f].value = out;
+        bytes[f] = (etl_field_bytes){p, (uint32_t)size};
+        size_t len = etl_int_format(out, (etl_int_style)styles[i], v, size);
         out[len] = '\0'; /* each value is its own C string inside `text` */
         out += len + 1;
         p += size;
