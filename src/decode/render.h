@@ -5,6 +5,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#if defined(__SSE2__)
+#include <emmintrin.h> /* text scans 16 bytes a step (render.c, walk.c) */
+#endif
 
 #include "util/textbuf.h"
 #include "etl/etl_schema.h"

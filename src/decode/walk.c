@@ -165,6 +165,12 @@ static void scan_terminated(const uint8_t *p, size_t avail, size_t unit, size_t 
         const uint8_t *nul = avail ? memchr(p, 0, avail) : NULL;
         i = nul ? (size_t)(nul - p) : avail;
     } else {
+#if defined(__SSE2__)
+        for (; i + 16 <= avail; i += 16) { /* eight units at a time up to the block holding the NUL */
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+            if (_mm_movemask_epi8(_mm_cmpeq_epi16(x, _mm_setzero_si128()))) break;
+        }
+#endif
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         for (uint64_t x; i + 8 <= avail; i += 8) { /* four units at a time up to the block holding the NUL */
             memcpy(&x, p + i, 8);
