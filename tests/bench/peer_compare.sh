@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
     esac
 done
-[ $# -ge 2 ] || { sed -n '2,16p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,15p' "$0"; exit 2; }
 trace=$1
 shift
 [ -x "$BUILD/bench/bench_run" ] || make -s --no-print-directory "$BUILD/bench/bench_run"
