@@ -365,14 +365,40 @@ static int walk_element(walk_state *s, uint32_t index, unsigned depth, int32_t a
     return end ? end : rc;
 }
 
-/* walk_element, with the plan's fast path for plain integers taken before any call. */
+/* A NUL-terminated UTF-16 string without a length (the plan says so): what walk_scalar does for it, without its
+ * switches. Such a string always fits: without a terminator it takes the rest of the payload. */
+static int walk_utf16z(walk_state *s, uint32_t index, unsigned depth, int32_t array_index)
+{
+    const etl_property_info *prop = &s->info->properties[index];
+    const uint8_t *value = s->payload + s->pos;
+    size_t len, advance;
+    scan_terminated(value, remaining(s), 2, &len, &advance);
+    int rc = push_field(s, ETL_FIELD_VALUE, prop, depth, array_index);
+    if (rc) return rc;
+    s->w->bytes[s->w->field_count - 1] = (etl_field_bytes){value, (uint32_t)len};
+    s->pos += advance;
+    if (s->sizing) {
+        s->text_bound += value_text_bound(s, index, len);
+        return WALK_OK;
+    }
+    etl_render_utf16(&s->w->text, value, len);
+    etl_textbuf_putc(&s->w->text, '\0'); /* each value is its own C string inside `text` */
+    return s->w->text.failed ? WALK_NOMEM : WALK_OK;
+}
+
+/* walk_element, with the plan's fast paths for plain integers and plain strings taken before any call. */
 static inline int walk_value(walk_state *s, uint32_t index, unsigned depth, int32_t array_index)
 {
-    if (s->plan && s->plan->style[index] && s->steps < 4 * (size_t)ETL_WALK_MAX_FIELDS) {
-        size_t size = s->plan->size[index] ? s->plan->size[index] : s->pointer_size;
-        if (size <= remaining(s)) {
-            s->steps++; /* what walk_element counts */
-            return walk_plain_integer(s, index, depth, array_index, size);
+    if (s->plan && s->steps < 4 * (size_t)ETL_WALK_MAX_FIELDS) {
+        if (s->plan->style[index]) {
+            size_t size = s->plan->size[index] ? s->plan->size[index] : s->pointer_size;
+            if (size <= remaining(s)) {
+                s->steps++; /* what walk_element counts */
+                return walk_plain_integer(s, index, depth, array_index, size);
+            }
+        } else if (s->plan->utf16z[index]) {
+            s->steps++;
+            return walk_utf16z(s, index, depth, array_index);
         }
     }
     return walk_element(s, index, depth, array_index);

@@ -50,6 +50,7 @@ typedef struct etl_walk_plan {
     uint8_t *style;
     uint8_t *size;
     uint32_t *map_bound;  /* per property with a value map: most text its names can add (NULL: no maps) */
+    uint8_t *utf16z;      /* per property: a NUL-terminated UTF-16 string without a length (its own fast path) */
     /* per top-level property: how many plain scalars (styled, no array) follow from it on, itself included
      * (0: it is none), and their payload bytes for 4- and 8-byte pointers (run_bytes[0] / [1]); its field as
      * the walk fills it, `value` aside. NULL when the description has no top-level property. */

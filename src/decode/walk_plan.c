@@ -93,11 +93,12 @@ int etl_walk_plan_build(etl_walk_plan *plan, const etl_event_info *info)
 {
     memset(plan, 0, sizeof *plan);
     if (!info->property_count) return 0;
-    uint8_t *style = calloc(2, info->property_count);
+    uint8_t *style = calloc(3, info->property_count);
     if (!style) return -1;
     plan->property_count = info->property_count;
     plan->style = style;
     plan->size = style + info->property_count;
+    plan->utf16z = style + 2 * (size_t)info->property_count;
     for (uint32_t i = 0; i < info->property_count && !plan->map_bound; i++)
         if (info->properties[i].map && info->properties[i].map->entry_count) {
             plan->map_bound = calloc(info->property_count, sizeof *plan->map_bound);
@@ -110,6 +111,10 @@ int etl_walk_plan_build(etl_walk_plan *plan, const etl_event_info *info)
         plan->map_bound[i] = etl_walk_map_text_bound(info->properties[i].map);
     for (uint32_t i = 0; i < info->property_count; i++) {
         const etl_property_info *prop = &info->properties[i];
+        plan->utf16z[i] = prop->in_type == ETL_IN_UNICODESTRING && prop->out_type != ETL_OUT_NOPRINT &&
+                          !prop->length &&
+                          !(prop->flags & (ETL_PROP_STRUCT | ETL_PROP_PARAM_LENGTH | ETL_PROP_PARAM_FIXED_LENGTH |
+                                           ETL_PROP_INLINE_LENGTH));
         if ((prop->flags & (ETL_PROP_STRUCT | ETL_PROP_INLINE_LENGTH)) || !etl_walk_is_integer_type(prop->in_type) ||
             prop->out_type == ETL_OUT_NOPRINT || (prop->map && prop->map->entry_count))
             continue;
