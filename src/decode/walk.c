@@ -615,8 +615,24 @@ static uint32_t walk_plain_run(walk_state *s, uint32_t first)
     uint32_t n = plan->run[first];
     if (plan->run_bytes[s->pointer_size == 8][first] > remaining(s) || w->field_count + n > ETL_WALK_MAX_FIELDS ||
         s->steps + n >= 4 * (size_t)ETL_WALK_MAX_FIELDS || reserve_fields(w, n) != 0 ||
-        reserve_text(&w->text, (size_t)n * (ETL_INT_TEXT_MAX + 1)) != 0)
+        (!s->sizing && reserve_text(&w->text, (size_t)n * (ETL_INT_TEXT_MAX + 1)) != 0))
         return 0;
+    if (s->sizing) { /* what emit_plain counts for each: the field, the value for later counts, a text bound */
+        const uint8_t *p = s->payload + s->pos;
+        for (uint32_t i = first; i < first + n; i++) {
+            size_t size = plan->size[i] ? plan->size[i] : s->pointer_size;
+            w->values[i] = size == 1 ? p[0] : size == 2 ? etl_le16(p) : size == 4 ? etl_le32(p) : etl_le64(p);
+            w->value_epoch[i] = w->epoch;
+            w->top_first[i] = w->field_count;
+            w->fields[w->field_count] = plan->fields[i];
+            w->bytes[w->field_count++] = (etl_field_bytes){p, (uint32_t)size};
+            p += size;
+        }
+        s->text_bound += (size_t)n * (ETL_INT_TEXT_MAX + 1);
+        s->steps += n;
+        s->pos = (size_t)(p - s->payload);
+        return n;
+    }
     /* pointers in locals: every text byte written could otherwise alias them */
     const uint8_t *p = s->payload + s->pos, *sizes = plan->size, *styles = plan->style;
     const etl_field *templates = plan->fields;
@@ -735,7 +751,7 @@ static int walk_once(etl_walk *w, const etl_event_info *info, const etl_walk_pla
     int rc = WALK_OK;
     uint32_t i = 0;
     for (; i < tops && rc == WALK_OK; i++) {
-        if (plan && plan->run && plan->run[i] && !sizing) {
+        if (plan && plan->run && plan->run[i]) {
             uint32_t done = walk_plain_run(&s, i);
             if (done) {
                 i += done - 1;
