@@ -27,66 +27,22 @@
 #include "pipeline/learn.h"
 #include "reader/prefetch.h"
 #include "support/corpus.h"
+#include "support/record_digest.h"
 
-typedef struct digest {
-    uint64_t records, hash, diagnostics;
-} digest;
-
-static void mix(uint64_t *h, const void *data, size_t n)
-{
-    const uint8_t *p = data;
-    for (size_t i = 0; i < n; i++) *h = (*h ^ p[i]) * 1099511628211ull;
-}
-
-#define MIX(h, v) mix((h), &(v), sizeof(v))
-
-static int on_record(const etl_event_record *r, void *ctx)
-{
-    digest *d = ctx;
-    const etl_event_header *h = &r->header;
-    d->records++;
-    MIX(&d->hash, h->size);
-    MIX(&d->hash, h->flags);
-    MIX(&d->hash, h->thread_id);
-    MIX(&d->hash, h->process_id);
-    MIX(&d->hash, h->timestamp);
-    MIX(&d->hash, h->provider_id);
-    MIX(&d->hash, h->descriptor.id);
-    MIX(&d->hash, h->descriptor.opcode);
-    MIX(&d->hash, h->processor_time);
-    MIX(&d->hash, h->activity_id);
-    MIX(&d->hash, r->kind);
-    MIX(&d->hash, r->raw_timestamp);
-    MIX(&d->hash, r->file_index);
-    MIX(&d->hash, r->file_offset);
-    MIX(&d->hash, r->buffer_context.processor_index);
-    MIX(&d->hash, r->user_data_length);
-    if (r->user_data) mix(&d->hash, r->user_data, r->user_data_length);
-    for (uint16_t i = 0; i < r->extended_data_count; i++) {
-        MIX(&d->hash, r->extended_data[i].ext_type);
-        mix(&d->hash, r->extended_data[i].data, r->extended_data[i].data_size);
-    }
-    return 0;
-}
-
-static void on_diagnostic(const etl_diagnostic *diag, void *ctx)
-{
-    digest *d = ctx;
-    d->diagnostics++;
-    mix(&d->hash, diag->message, strlen(diag->message));
-}
+typedef record_digest digest;
 
 /* Reads a trace with `prefetch` decompress-ahead threads (0: none) and a memory budget (0: default). */
 static digest read_trace(const char *path, unsigned prefetch, size_t budget, uint64_t *prefetched)
 {
-    digest d = {0, 14695981039346656037ull, 0};
-    etl_open_options o = {0, on_diagnostic, &d};
+    digest d;
+    record_digest_init(&d);
+    etl_open_options o = {0, record_digest_diagnostic, &d};
     etl_trace *t;
     etl_error err;
     int rc = etl_open(&t, &path, 1, &o, &err);
     *prefetched = 0;
     if (rc != ETL_OK) {  /* empty.etl: no trace, the same way each time */
-        MIX(&d.hash, rc);
+        record_digest_mix(&d, &rc, sizeof rc);
         return d;
     }
     etl_trace_set_memory_budget(t, budget);
@@ -94,19 +50,11 @@ static digest read_trace(const char *path, unsigned prefetch, size_t budget, uin
         assert_int_equal(etl_trace_set_prefetch(t, prefetch), ETL_OK);
         etl_prefetch_settle(t);  /* the buffers decompressed ahead are then taken whatever the scheduling */
     }
-    rc = etl_process(t, on_record, &d);
-    MIX(&d.hash, rc);
+    rc = etl_process(t, record_digest_record, &d);
+    record_digest_mix(&d, &rc, sizeof rc);
     *prefetched = etl_trace_get_stats(t)->buffers_prefetched;
     etl_close(t);
     return d;
-}
-
-static void assert_same(const digest *a, const digest *b, const char *what, const char *file)
-{
-    if (a->records != b->records || a->hash != b->hash || a->diagnostics != b->diagnostics)
-        fail_msg("%s: %s: %llu records, %llu diagnostics vs %llu, %llu (or different bytes)", file, what,
-                 (unsigned long long)a->records, (unsigned long long)a->diagnostics,
-                 (unsigned long long)b->records, (unsigned long long)b->diagnostics);
 }
 
 static void test_prefetch_delivers_the_same_records(void **state)
@@ -124,13 +72,13 @@ static void test_prefetch_delivers_the_same_records(void **state)
         digest one = read_trace(path, 1, 0, &ahead);
         digest three = read_trace(path, 3, 0, &ahead3);
         assert_int_equal(none, 0);
-        assert_same(&plain, &one, "1 prefetch thread", path);
-        assert_same(&plain, &three, "3 prefetch threads", path);
+        record_digest_assert_same(&plain, &one, "1 prefetch thread", path);
+        record_digest_assert_same(&plain, &three, "3 prefetch threads", path);
         /* 1 MiB budget: streams evict each other's payloads and read them again (reader/stream.c) */
         digest small_plain = read_trace(path, 0, 1 << 20, &none);
         digest small = read_trace(path, 2, 1 << 20, &ahead_small);
-        assert_same(&small_plain, &small, "2 prefetch threads, 1 MiB budget", path);
-        assert_same(&plain, &small_plain, "1 MiB budget", path);
+        record_digest_assert_same(&small_plain, &small, "2 prefetch threads, 1 MiB budget", path);
+        record_digest_assert_same(&plain, &small_plain, "1 MiB budget", path);
         if (ahead) compressed_traces++;
         ahead_total += ahead + ahead3 + ahead_small;
         if (strstr(path, "net.4.5.2.x86")) assert_true(ahead > 0);  /* 275 compressed buffers */
@@ -154,7 +102,7 @@ static int learn_rounds(etl_schema_registry *registry, const char *path, int how
     assert_non_null(d);
     int rc = how == MERGED      ? etl_learn_processes_merged(d, &path, 1, threads)
              : how == BY_STREAM ? etl_learn_processes_by_stream(d, registry, &path, 1, threads, round_bytes)
-                                : etl_learn_processes(d, registry, &path, 1, threads);
+                                : etl_learn_processes(d, registry, &path, 1, threads, NULL);
     assert_true(rc == ETL_OK || (how == BY_STREAM && rc == ETL_LEARN_BY_STREAM_NOT));
     assert_int_equal(etl_process_table_describe(etl_decoder_process_table(d), out), ETL_OK);
     etl_textbuf_append(out, "", 1);

@@ -6,9 +6,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
 #include <cmocka.h>
 
 #include "decode/render.h"
+#include "util/utf.h"
 
 static etl_textbuf buf;
 
@@ -127,6 +131,29 @@ static void test_network(void **state)
     assert_string_equal(render(ETL_IN_BINARY, ETL_OUT_SOCKETADDRESS, sin6, 28, 8), "[2001:db8::1]:53");
 }
 
+/* IPv6 text against glibc's inet_ntop (RFC 5952 as well) on 20,000 addresses with many zero groups and short
+ * groups. inet_ntop writes IPv4-compatible addresses (::a.b.c.d, six zero groups then a non-zero one) in the
+ * deprecated dotted form, which RFC 5952 §5 reserves for mapped ones: those are left out. */
+static void test_ipv6_matches_inet_ntop(void **state)
+{
+    (void)state;
+    uint64_t x = 0x5DEECE66Dull;
+    for (int round = 0; round < 20000; round++) {
+        uint8_t a[16];
+        uint16_t g[8];
+        for (int i = 0; i < 8; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            g[i] = x % 2 ? 0 : x % 3 ? (uint16_t)(x >> 16) >> ((x >> 8) % 16) : (uint16_t)(x >> 20);
+            a[2 * i] = (uint8_t)(g[i] >> 8);
+            a[2 * i + 1] = (uint8_t)g[i];
+        }
+        if (!g[0] && !g[1] && !g[2] && !g[3] && !g[4] && !g[5] && g[6]) continue;
+        char want[INET6_ADDRSTRLEN];
+        assert_non_null(inet_ntop(AF_INET6, a, want, sizeof want));
+        assert_string_equal(render(ETL_IN_BINARY, ETL_OUT_IPV6, a, 16, 8), want);
+    }
+}
+
 static void test_sid(void **state)
 {
     (void)state;
@@ -228,6 +255,35 @@ static void test_strings(void **state)
     assert_string_equal(render(ETL_IN_COUNTEDSTRING, 0, "", 0, 8), "");
 }
 
+/* The four-units-at-a-time ASCII path of etl_render_utf16 against util/utf.c's unit-by-unit converter (a
+ * separate implementation): random strings mixing ASCII, NUL, 2- and 3-byte characters and surrogates (paired,
+ * lone, split across the 4-unit blocks), every length 0..40 and every start offset 0..7; half of them almost all ASCII. */
+static void test_utf16_ascii_runs_match_unit_by_unit(void **state)
+{
+    (void)state;
+    static const uint16_t pool[] = {'a', 'Z', ' ', '~', 0x7F, 0, 0x80, 0xE9, 0x7FF, 0x800, 0x20AC, 0xFFFF,
+                                    0xD83D, 0xDE00, 0xDBFF, 0xDC00, 0x0100, 0xFF00, 0x007F, 0x8000};
+    uint8_t bytes[8 + 2 * 40];
+    char want[4 * 40 + 1];
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    for (int round = 0; round < 6000; round++) {
+        size_t start = (size_t)(round / 2) % 8, units = (size_t)(round / 16) % 41;
+        for (size_t i = 0; i < units; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            /* mostly ASCII, as real text is, so that whole blocks (4 and 8 units) take the fast paths */
+            uint16_t u = x % (round % 2 ? 4 : 48) ? (uint16_t)(0x20 + (x >> 8) % 0x5F) : pool[(x >> 8) % (sizeof pool / sizeof pool[0])];
+            bytes[start + 2 * i] = (uint8_t)u;
+            bytes[start + 2 * i + 1] = (uint8_t)(u >> 8);
+        }
+        etl_utf16le_to_utf8(bytes + start, units, want, sizeof want);
+        etl_textbuf_reset(&buf);
+        etl_render_utf16(&buf, bytes + start, 2 * units);
+        assert_false(buf.failed);
+        assert_string_equal(etl_textbuf_at(&buf, 0), want);
+        assert_int_equal(buf.length, strlen(want)); /* a NUL unit ends the text, it is not copied */
+    }
+}
+
 static void test_trim_partial(void **state)
 {
     (void)state;
@@ -282,6 +338,8 @@ int main(void)
         cmocka_unit_test(test_network),  cmocka_unit_test(test_sid),       cmocka_unit_test(test_times),
         cmocka_unit_test(test_floats),   cmocka_unit_test(test_strings),   cmocka_unit_test(test_binary),
         cmocka_unit_test(test_maps),     cmocka_unit_test(test_etwtime),   cmocka_unit_test(test_trim_partial),
+        cmocka_unit_test(test_utf16_ascii_runs_match_unit_by_unit),
+        cmocka_unit_test(test_ipv6_matches_inet_ntop),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     etl_textbuf_free(&buf);

@@ -491,6 +491,35 @@ static void test_random_descriptions(void **state)
     }
 }
 
+/* Values point into the walk's text as they are written; a walk during which the buffer grew (moved) runs again.
+ * A fresh walk over 200 strings of 100 characters grows its 256-byte buffer several times: every value must
+ * still be its own text, inside the final buffer, in order. */
+static void test_values_survive_text_growth(void **state)
+{
+    (void)state;
+    enum { COUNT = 200, CHARS = 100 };
+    static etl_property_info props[COUNT];
+    static uint8_t payload[COUNT * 2 * (CHARS + 1)];
+    for (int i = 0; i < COUNT; i++) {
+        props[i] = (etl_property_info)P("s", ETL_IN_UNICODESTRING, ETL_OUT_STRING);
+        for (int c = 0; c < CHARS; c++) payload[(i * (CHARS + 1) + c) * 2] = (uint8_t)('A' + (i + c) % 26);
+    }
+    etl_event_info info = make_info(props, COUNT, COUNT);
+    etl_walk fresh;
+    etl_walk_init(&fresh);
+    etl_render_context ctx = {8, NULL, 0, NULL};
+    assert_int_equal(etl_walk_event(&fresh, &info, payload, sizeof payload, &ctx), ETL_DECODE_OK);
+    assert_int_equal(fresh.field_count, COUNT);
+    assert_true(fresh.text.capacity > 256);
+    for (int i = 0; i < COUNT; i++) {
+        const char *v = fresh.fields[i].value;
+        assert_true(v >= fresh.text.data && v + CHARS < fresh.text.data + fresh.text.length + 1);
+        assert_int_equal(strlen(v), CHARS);
+        for (int c = 0; c < CHARS; c++) assert_int_equal(v[c], 'A' + (i + c) % 26);
+    }
+    etl_walk_free(&fresh);
+}
+
 int main(void)
 {
     etl_walk_init(&walk);
@@ -499,7 +528,7 @@ int main(void)
         cmocka_unit_test(test_counted),     cmocka_unit_test(test_sids),         cmocka_unit_test(test_arrays), cmocka_unit_test(test_char_arrays),
         cmocka_unit_test(test_structs),     cmocka_unit_test(test_hostile_counts),
         cmocka_unit_test(test_trailing_and_noprint), cmocka_unit_test(test_optional_tail),
-        cmocka_unit_test(test_random_descriptions),
+        cmocka_unit_test(test_random_descriptions), cmocka_unit_test(test_values_survive_text_growth),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     etl_walk_free(&walk);

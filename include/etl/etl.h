@@ -325,6 +325,7 @@ typedef struct etl_trace_stats {
     uint64_t bytes_total;          /* input bytes (for progress) */
     uint64_t bytes_done;           /* input bytes of buffers fully processed */
     uint64_t buffers_prefetched;   /* compressed buffers decompressed ahead (etl_trace_set_prefetch) */
+    uint64_t buffers_handed_over;  /* compressed buffers a first pass decompressed for this one (etl_trace_hand_over) */
 } etl_trace_stats;
 
 const etl_trace_stats *etl_trace_get_stats(const etl_trace *trace);
@@ -340,6 +341,18 @@ void etl_trace_set_memory_budget(etl_trace *trace, size_t bytes);
  * of payloads decompressed ahead (or one buffer, if larger). Call before etl_process; the threads end in
  * etl_close. ETL_OK (also when there is nothing to decompress ahead), or ETL_ERR_ARG. */
 int etl_trace_set_prefetch(etl_trace *trace, unsigned threads);
+
+/* Two passes over one trace (a first pass, then the decoding pass): `first`, opened on the same files as
+ * `second` and read before it, hands each compressed buffer it decompressed over to `second`, whose pass then
+ * takes it instead of decompressing it again. Only when the decompressed payloads of all of the trace's
+ * compressed buffers fit ETL_HAND_OVER_BYTES: memory stays bounded whatever the trace (a larger one is
+ * decompressed twice, as without this). Records, order and diagnostics stay those of a run without it (a
+ * buffer the first pass could not decompress is not handed over: the second pass reads and reports it).
+ * Call before reading either; several handles (one per thread) may hand over to one `second`, which must not
+ * be read before they are done. Returns 1 when buffers will be handed over, 0 when not (other files, too
+ * large, nothing compressed, `second` already read), or ETL_ERR_NOMEM. */
+#define ETL_HAND_OVER_BYTES ((size_t)32 << 20)
+int etl_trace_hand_over(etl_trace *first, etl_trace *second);
 
 #ifdef __cplusplus
 }

@@ -113,7 +113,7 @@ int etlconv_on_event(const etl_event_record *record, void *ctx)
 int etlconv_learn_processes(run *r, etl_schema_registry *registry, const etlconv_job *job)
 {
     if (etl_learn_processes(r->decoder, registry, (const char *const *)job->inputs, job->input_count,
-                            etlconv_threads(r->opt)) == ETL_OK)
+                            etlconv_threads(r->opt), r->trace) == ETL_OK)
         return 0;
     fprintf(stderr, "etlconv: out of memory while learning process names\n");
     r->failed = 1;

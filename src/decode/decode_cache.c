@@ -29,6 +29,8 @@ typedef struct names_slot {
 typedef struct plan_slot {
     const etl_event_info *info;
     etl_walk_plan plan;
+    etl_message_plan message;
+    int message_state;  /* 0: not compiled yet, 1: compiled, -1: could not be */
 } plan_slot;
 
 struct etl_decode_cache {
@@ -44,6 +46,8 @@ static void forget_plans(etl_decode_cache *c)
 {
     for (size_t i = 0; i < PLAN_SLOTS; i++) {
         etl_walk_plan_free(&c->plans[i].plan);
+        etl_message_plan_free(&c->plans[i].message);
+        c->plans[i].message_state = 0;
         c->plans[i].info = NULL;
     }
 }
@@ -123,14 +127,30 @@ const etl_event_names *etl_decode_cache_keep_names(etl_decode_cache *c, const et
     return &s->names;
 }
 
-const etl_walk_plan *etl_decode_cache_plan(etl_decode_cache *c, const etl_event_info *info)
+static plan_slot *plan_slot_of(etl_decode_cache *c, const etl_event_info *info)
 {
     uintptr_t a = (uintptr_t)info;
-    plan_slot *s = &c->plans[(a >> 4 ^ a >> 13) & (PLAN_SLOTS - 1)];
+    return &c->plans[(a >> 4 ^ a >> 13) & (PLAN_SLOTS - 1)];
+}
+
+const etl_walk_plan *etl_decode_cache_plan(etl_decode_cache *c, const etl_event_info *info)
+{
+    plan_slot *s = plan_slot_of(c, info);
     if (s->info == info) return &s->plan;
     etl_walk_plan_free(&s->plan);
+    etl_message_plan_free(&s->message);
+    s->message_state = 0;
     s->info = NULL;
     if (etl_walk_plan_build(&s->plan, info) != 0) return NULL;
     s->info = info;
     return &s->plan;
+}
+
+const etl_message_plan *etl_decode_cache_message(etl_decode_cache *c, const etl_event_info *info,
+                                                 size_t insert_count)
+{
+    plan_slot *s = plan_slot_of(c, info);
+    if (!info->message || s->info != info) return NULL; /* the walk just asked for the plan: it is there */
+    if (!s->message_state) s->message_state = etl_message_compile(&s->message, info->message, insert_count) == 0 ? 1 : -1;
+    return s->message_state == 1 && s->message.insert_count == insert_count ? &s->message : NULL;
 }

@@ -9,6 +9,7 @@
 #ifndef ETL_DECODE_DECODE_CACHE_H
 #define ETL_DECODE_DECODE_CACHE_H
 
+#include "decode/message.h"
 #include "decode/walk.h"
 #include "etl/etl_schema.h"
 
@@ -48,5 +49,10 @@ const etl_event_names *etl_decode_cache_keep_names(etl_decode_cache *c, const et
 
 /* The walk plan of a description (built on first use); NULL when out of memory. */
 const etl_walk_plan *etl_decode_cache_plan(etl_decode_cache *c, const etl_event_info *info);
+/* Its message template compiled for `insert_count` inserts (on first use, after etl_decode_cache_plan for the
+ * same description); NULL when it has none, out of memory or no plan (etl_message_format_lengths then does the
+ * same work). */
+const etl_message_plan *etl_decode_cache_message(etl_decode_cache *c, const etl_event_info *info,
+                                                 size_t insert_count);
 
 #endif

@@ -335,13 +335,61 @@ static void fill_names(etl_decoder *d, etl_decoded_event *ev, const etl_event_in
 }
 
 /* Message inserts: the text of each top-level property; array elements joined by ", ". */
-/* The text span of fields [first, end) of the last walk: the values' texts lie there one after another, each
- * with its NUL (markers take no text). Only for a walk that completed (after a stop, closers carry no
- * offsets). */
-static void value_span(const etl_walk *w, size_t first, size_t end, size_t *from, size_t *to)
+/* The text span of top-level property i of the last walk: its values' texts lie there one after another, each
+ * with its NUL (markers take no text). Only for a walk that completed. */
+static void value_span(const etl_walk *w, size_t i, size_t *from, size_t *to)
 {
-    *from = first < w->field_count ? w->value_offsets[first] : w->text.length;
-    *to = end < w->field_count ? w->value_offsets[end] : w->text.length;
+    *from = w->top_text[i];
+    *to = w->top_text[i + 1];
+}
+
+/* "a\0b\0c" -> "a, b, c" into out (room for 2 * (stop - p) + 8 bytes); *nuls counts the separators. On
+ * little-endian hosts 8 bytes a step: a word without a NUL is copied whole, else up to its first NUL (the
+ * lowest byte the zero test flags is exact). */
+static char *join_values(char *out, const char *p, const char *stop, size_t *nuls)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (stop - p >= 8) {
+        uint64_t x;
+        memcpy(&x, p, 8);
+        memcpy(out, &x, 8);
+        uint64_t zero = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+        if (!zero) {
+            p += 8, out += 8;
+            continue;
+        }
+        unsigned k = (unsigned)__builtin_ctzll(zero) / 8;
+        out += k;
+        p += k + 1;
+        memcpy(out, ", ", 2);
+        out += 2;
+        ++*nuls;
+    }
+#endif
+    for (; p < stop; p++) {
+        if (*p) *out++ = *p;
+        else *out++ = ',', *out++ = ' ', ++*nuls;
+    }
+    return out;
+}
+
+/* How many values top-level property [first, end) holds, and the last one's text ("" without one). */
+static size_t count_values(const etl_field *fields, size_t first, size_t end, const char **only)
+{
+    *only = "";
+    if (end - first == 1 && fields[first].kind == ETL_FIELD_VALUE) {
+        *only = fields[first].value;
+        return 1;
+    }
+    /* an array of non-struct elements holds values only (BEGIN, values, END) */
+    if (end - first >= 3 && fields[first].kind == ETL_FIELD_ARRAY_BEGIN && fields[first + 1].kind == ETL_FIELD_VALUE) {
+        *only = fields[end - 2].value;
+        return end - first - 2;
+    }
+    size_t values = 0;
+    for (size_t f = first; f < end; f++)
+        if (fields[f].kind == ETL_FIELD_VALUE) values++, *only = fields[f].value;
+    return values;
 }
 
 /* Message inserts: the text of each top-level property; array elements joined by ", ". */
@@ -366,11 +414,9 @@ static int format_message(etl_decoder *d, etl_decoded_event *ev, const etl_event
     etl_textbuf_reset(&d->inserts);
     for (size_t i = 0; i < count; i++) {
         size_t first = w->top_first[i], end = w->top_first[i + 1];
-        const char *only = "";
-        size_t values = 0, from = 0, to = 0;
-        for (size_t f = first; f < end; f++)
-            if (ev->fields[f].kind == ETL_FIELD_VALUE) values++, only = ev->fields[f].value;
-        if (spans) value_span(w, first, end, &from, &to);
+        const char *only;
+        size_t values = count_values(ev->fields, first, end, &only), from = 0, to = 0;
+        if (spans) value_span(w, i, &from, &to);
         d->insert_offsets[i] = d->inserts.length;
         if (values < 2) {
             d->insert_ptrs[i] = only;
@@ -381,12 +427,9 @@ static int format_message(etl_decoder *d, etl_decoded_event *ev, const etl_event
         d->insert_ptrs[i] = NULL;
         size_t nuls = 0;
         if (spans) { /* "a\0b\0c\0" -> "a, b, c" */
-            if (etl_textbuf_reserve(&d->inserts, 2 * (to - from)) != 0) return ETL_ERR_NOMEM;
-            char *out = d->inserts.data + d->inserts.length;
-            for (const char *p = w->text.data + from, *stop = w->text.data + to - 1; p < stop; p++) {
-                if (*p) *out++ = *p;
-                else *out++ = ',', *out++ = ' ', nuls++;
-            }
+            if (etl_textbuf_reserve(&d->inserts, 2 * (to - from) + 8) != 0) return ETL_ERR_NOMEM;
+            char *out = join_values(d->inserts.data + d->inserts.length, w->text.data + from, w->text.data + to - 1,
+                                    &nuls);
             d->inserts.length = (size_t)(out - d->inserts.data);
         }
         if (!spans || nuls + 1 != values) { /* a value held a NUL byte: join value by value */
@@ -406,7 +449,9 @@ static int format_message(etl_decoder *d, etl_decoded_event *ev, const etl_event
     for (size_t i = 0; i < count; i++)
         if (!d->insert_ptrs[i]) d->insert_ptrs[i] = etl_textbuf_at(&d->inserts, d->insert_offsets[i]);
     etl_textbuf_reset(&d->message);
-    etl_message_format_lengths(&d->message, info->message, d->insert_ptrs, lengths, count);
+    const etl_message_plan *compiled = etl_decode_cache_message(d->cache, info, count);
+    if (compiled) etl_message_apply(&d->message, compiled, d->insert_ptrs, lengths);
+    else etl_message_format_lengths(&d->message, info->message, d->insert_ptrs, lengths, count);
     /* mc terminates compiled messages with CR LF */
     while (d->message.length && (d->message.data[d->message.length - 1] == '\n' ||
                                  d->message.data[d->message.length - 1] == '\r'))

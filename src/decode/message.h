@@ -14,4 +14,22 @@ void etl_message_format(etl_textbuf *out, const char *tmpl, const char *const *i
 void etl_message_format_lengths(etl_textbuf *out, const char *tmpl, const char *const *inserts,
                                 const size_t *lengths, size_t insert_count);
 
+/* A template compiled once per description: its literal text with the % escapes applied, and where each
+ * insert goes. For inserts that are all present (never NULL) and measured, etl_message_apply appends exactly
+ * what etl_message_format_lengths appends, in one reservation and without reading the template again. */
+typedef struct etl_message_step etl_message_step;
+typedef struct etl_message_plan {
+    char *text;
+    etl_message_step *steps;
+    size_t step_count;
+    size_t insert_count;
+} etl_message_plan;
+
+/* 0, or -1 when out of memory (the plan is then empty). */
+int etl_message_compile(etl_message_plan *plan, const char *tmpl, size_t insert_count);
+void etl_message_plan_free(etl_message_plan *plan);
+/* inserts[i] and lengths[i] for i < the plan's insert_count. */
+void etl_message_apply(etl_textbuf *out, const etl_message_plan *plan, const char *const *inserts,
+                       const size_t *lengths);
+
 #endif

@@ -56,6 +56,7 @@ typedef struct thread_slot {
 typedef struct id_properties {
     const etl_event_info *info;
     int32_t pid_property, tid_property;
+    uint8_t pid_style[9], tid_style[9];  /* etl_int_style of the property's value by byte size; 0xFF: not asked yet */
 } id_properties;
 
 #define ID_CACHE_SIZE 256u
@@ -406,7 +407,7 @@ static int32_t find_property(const etl_event_info *info, const char *const *name
     return -1;
 }
 
-static const id_properties *id_properties_of(etl_process_table *t, const etl_event_info *info)
+static id_properties *id_properties_of(etl_process_table *t, const etl_event_info *info)
 {
     static const char *const pid_names[] = {"ProcessId", "PID", "StackProcess", NULL};
     static const char *const tid_names[] = {"ThreadId", "TThreadId", "IssuingThreadId", NULL};
@@ -415,19 +416,23 @@ static const id_properties *id_properties_of(etl_process_table *t, const etl_eve
         c->info = info;
         c->pid_property = find_property(info, pid_names);
         c->tid_property = find_property(info, tid_names);
+        memset(c->pid_style, 0xFF, sizeof c->pid_style);
+        memset(c->tid_style, 0xFF, sizeof c->tid_style);
     }
     return c;
 }
 
 /* A plain number's value from the bytes it was rendered from, as parse_id would read its text: 0 when that
  * text is not a number (mapped name, boolean, time...) or not below UINT32_MAX (negative numbers included). */
-static int value_id(const etl_field *f, const etl_field_bytes *b, uint32_t *out, int *known)
+static int value_id(const etl_field *f, const etl_field_bytes *b, uint8_t styles[9], uint32_t *out, int *known)
 {
     *known = 0;
     if (!b || !b->data || (f->property->map && f->property->map->entry_count) ||
         (b->size != 1 && b->size != 2 && b->size != 4 && b->size != 8))
         return 0;
-    etl_int_style style = etl_int_style_of(f->in_type, f->out_type, b->size, 1);
+    /* the property's types are the description's: its style per size is asked once */
+    if (styles[b->size] == 0xFF) styles[b->size] = (uint8_t)etl_int_style_of(f->in_type, f->out_type, b->size, 1);
+    etl_int_style style = (etl_int_style)styles[b->size];
     switch (f->in_type) {
     case ETL_IN_INT8: case ETL_IN_UINT8: case ETL_IN_INT16: case ETL_IN_UINT16: case ETL_IN_INT32:
     case ETL_IN_UINT32: case ETL_IN_INT64: case ETL_IN_UINT64: case ETL_IN_POINTER: case ETL_IN_SIZET:
@@ -445,14 +450,14 @@ static int value_id(const etl_field *f, const etl_field_bytes *b, uint32_t *out,
 }
 
 /* The integer value of a top-level scalar property, decimal or 0x… (kernel MOF renders ids in hex). */
-static int property_id(const etl_decoded_event *ev, int32_t index, uint32_t *out)
+static int property_id(const etl_decoded_event *ev, int32_t index, uint8_t styles[9], uint32_t *out)
 {
     if (index < 0) return 0;
     const etl_property_info *prop = &ev->info->properties[index];
     for (size_t i = 0; i < ev->field_count; i++) {
         const etl_field *f = &ev->fields[i];
         if (f->property == prop && f->kind == ETL_FIELD_VALUE && f->array_index < 0) {
-            int known, found = value_id(f, ev->field_bytes ? &ev->field_bytes[i] : NULL, out, &known);
+            int known, found = value_id(f, ev->field_bytes ? &ev->field_bytes[i] : NULL, styles, out, &known);
             return known ? found : parse_id(f->value, out);
         }
     }
@@ -466,11 +471,11 @@ uint32_t etl_process_table_event_pid(etl_process_table *t, const etl_decoded_eve
     if (rec->kind > ETL_KIND_INSTANCE64 || !ev->info) return header_pid;
     /* kernel events about a process (Process, Thread, Image, TcpIp, StackWalk…) are logged in whatever context
      * the kernel was in; the process they describe is in their payload (PerfView's PID does the same) */
-    const id_properties *c = id_properties_of(t, ev->info);
+    id_properties *c = id_properties_of(t, ev->info);
     uint32_t id;
-    if (property_id(ev, c->pid_property, &id)) return id;
+    if (property_id(ev, c->pid_property, c->pid_style, &id)) return id;
     if (header_pid != UINT32_MAX) return header_pid;
-    if (property_id(ev, c->tid_property, &id)) return thread_pid(t, id);
+    if (property_id(ev, c->tid_property, c->tid_style, &id)) return thread_pid(t, id);
     return thread_pid(t, rec->header.thread_id);
 }
 

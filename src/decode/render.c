@@ -59,6 +59,27 @@ void etl_render_utf16(etl_textbuf *out, const uint8_t *p, size_t size)
     if (units > (SIZE_MAX - 1) / 3 || etl_textbuf_reserve(out, 3 * units) != 0) return;
     char *d = out->data + out->length;
     for (size_t i = 0; i < units; i++) {
+#if defined(__SSE2__)
+        /* runs of ASCII (most text) eight units at a time: each unit - 1 in 0..0x7E (none 0, none >= 0x80) */
+        for (; i + 8 <= units; i += 8, d += 8) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 2 * i));
+            __m128i y = _mm_sub_epi16(x, _mm_set1_epi16(1));
+            __m128i ascii = _mm_and_si128(_mm_cmplt_epi16(y, _mm_set1_epi16(0x7F)), _mm_cmpgt_epi16(y, _mm_set1_epi16(-1)));
+            if (_mm_movemask_epi8(ascii) != 0xFFFF) break;
+            _mm_storel_epi64((__m128i *)(void *)d, _mm_packus_epi16(x, x));
+        }
+#endif
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* runs of ASCII four units at a time: none >= 0x80, none 0 */
+        for (uint64_t x; i + 4 <= units; i += 4, d += 4) {
+            memcpy(&x, p + 2 * i, 8);
+            if ((x & 0xFF80FF80FF80FF80ull) || etl_utf16_has_zero(x)) break;
+            x = (x | x >> 8) & 0x0000FFFF0000FFFFull;
+            uint32_t four = (uint32_t)(x | x >> 16);
+            memcpy(d, &four, 4);
+        }
+        if (i >= units) break;
+#endif
         uint32_t u = etl_le16(p + 2 * i);
         if (u < 0x80) {
             if (u == 0) break;
@@ -249,15 +270,19 @@ void etl_render_ipv6(etl_textbuf *out, const uint8_t *p)
         i = j;
     }
     if (best_len < 2) best = -1; /* a single zero group is not shortened (RFC 5952 §4.2.2) */
+    static const char hex[] = "0123456789abcdef";
+    char text[40], *d = text; /* at most 8 groups of 4 digits and 7 colons */
     for (int i = 0; i < 8; i++) {
         if (i == best) {
-            etl_textbuf_puts(out, "::");
+            *d++ = ':', *d++ = ':';
             i += best_len - 1;
             continue;
         }
-        if (i && i != best + best_len) etl_textbuf_putc(out, ':');
-        etl_textbuf_printf(out, "%x", g[i]);
+        if (i && i != best + best_len) *d++ = ':';
+        for (int shift = g[i] >> 12 ? 12 : g[i] >> 8 ? 8 : g[i] >> 4 ? 4 : 0; shift >= 0; shift -= 4)
+            *d++ = hex[g[i] >> shift & 15]; /* lower case, no leading zeros (RFC 5952 §4.1, §4.3) */
     }
+    etl_textbuf_append(out, text, (size_t)(d - text));
 }
 
 static void render_socket_address(etl_textbuf *out, const uint8_t *p, size_t size)

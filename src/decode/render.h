@@ -5,6 +5,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#if defined(__SSE2__)
+#include <emmintrin.h> /* text scans 16 bytes a step (render.c, walk.c) */
+#endif
 
 #include "util/textbuf.h"
 #include "etl/etl_schema.h"
@@ -36,6 +39,13 @@ void etl_render_filetime(etl_textbuf *out, int64_t filetime);            /* ISO-
 void etl_render_double(etl_textbuf *out, double v, int is_float);        /* shortest round-trip */
 /* Appends the UTF-8 encoding of one code point (invalid ones become U+FFFD). */
 void etl_render_codepoint(etl_textbuf *out, uint32_t cp);
+
+/* Whether one of the four UTF-16 units in x (8 payload bytes read little-endian) is 0: the word-at-a-time
+ * test (a lane that borrows sets its top bit only if it or a lane below it is 0), for terminator scans. */
+static inline int etl_utf16_has_zero(uint64_t x)
+{
+    return ((x - 0x0001000100010001ull) & ~x & 0x8000800080008000ull) != 0;
+}
 
 /* True when `p`/`size` is well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF). */
 int etl_utf8_valid(const uint8_t *p, size_t size);

@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 typedef enum etl_int_style {
     ETL_INT_OTHER = 0,  /* a form that needs more than the number (code point, port, IPv4, time): render.c */
@@ -34,21 +37,26 @@ static inline size_t etl_int_format_unsigned(char *out, uint64_t v)
         out[0] = (char)('0' + v);
         return 1;
     }
+    if (v < 100) { /* most payload numbers are small: a pair, or a digit and a pair, without the length */
+        memcpy(out, etl_int_digit_pairs + v * 2, 2);
+        return 2;
+    }
+    if (v < 1000) {
+        unsigned q = (unsigned)v / 100;
+        out[0] = (char)('0' + q);
+        memcpy(out + 1, etl_int_digit_pairs + ((unsigned)v - 100 * q) * 2, 2);
+        return 3;
+    }
     unsigned t = ((64u - (unsigned)__builtin_clzll(v)) * 1233u) >> 12; /* ~log10, then corrected */
     size_t n = t - (v < etl_int_powers_of_ten[t]) + 1;
     char *p = out + n;
     while (v >= 100) {
-        const char *pair = etl_int_digit_pairs + (v % 100) * 2;
+        p -= 2;
+        memcpy(p, etl_int_digit_pairs + (v % 100) * 2, 2);
         v /= 100;
-        *--p = pair[1];
-        *--p = pair[0];
     }
-    if (v >= 10) {
-        *--p = etl_int_digit_pairs[v * 2 + 1];
-        *--p = etl_int_digit_pairs[v * 2];
-    } else {
-        *--p = (char)('0' + v);
-    }
+    if (v >= 10) memcpy(p - 2, etl_int_digit_pairs + v * 2, 2);
+    else *--p = (char)('0' + v);
     return n;
 }
 
@@ -59,13 +67,22 @@ static inline size_t etl_int_format_signed(char *out, int64_t v)
     return 1 + etl_int_format_unsigned(out + 1, (uint64_t)0 - (uint64_t)v);
 }
 
-/* 0x + upper-case hex, at least min_digits digits (1..16) */
+/* 0x + upper-case hex, at least min_digits digits (1..16). On x86-64 all 16 nibbles are converted at once
+ * (SSE2, part of the base instruction set) after shifting the first digit to the top, and stored as 16 bytes:
+ * it writes up to 18 bytes (within ETL_INT_TEXT_MAX); the bytes after the returned length are scratch. */
 static inline size_t etl_int_format_hex(char *out, uint64_t v, unsigned min_digits)
 {
     unsigned n = (64u - (unsigned)__builtin_clzll(v | 1) + 3) / 4;
     if (n < min_digits) n = min_digits;
     out[0] = '0';
     out[1] = 'x';
+#if defined(__SSE2__) && defined(__x86_64__)
+    __m128i bytes = _mm_cvtsi64_si128((long long)__builtin_bswap64(v << (4 * (16 - n)))); /* first digit first */
+    __m128i low4 = _mm_set1_epi8(0x0F);
+    __m128i nibbles = _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi16(bytes, 4), low4), _mm_and_si128(bytes, low4));
+    __m128i letters = _mm_and_si128(_mm_cmpgt_epi8(nibbles, _mm_set1_epi8(9)), _mm_set1_epi8('A' - '0' - 10));
+    _mm_storeu_si128((__m128i *)(void *)(out + 2), _mm_add_epi8(_mm_add_epi8(nibbles, _mm_set1_epi8('0')), letters));
+#else
     char *p = out + 2 + n;
     for (unsigned left = n; left >= 2; left -= 2, v >>= 8) {
         const char *pair = etl_int_hex_pairs + (v & 0xFF) * 2;
@@ -73,6 +90,7 @@ static inline size_t etl_int_format_hex(char *out, uint64_t v, unsigned min_digi
         *--p = pair[0];
     }
     if (n & 1) *--p = etl_int_hex_pairs[(v & 0xF) * 2 + 1];
+#endif
     return (size_t)n + 2;
 }
 

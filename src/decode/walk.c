@@ -39,23 +39,13 @@ typedef struct walk_state {
 /* Text written so far (sizing: at least as much as rendering would have written). */
 static size_t text_used(const walk_state *s) { return s->sizing ? s->text_bound : s->w->text.length; }
 
-/* An upper bound of the text one value renders to, NUL included: no form takes more than 4 bytes per payload
- * byte plus 64 (UTF-16 and ANSI text 3 per unit, hex 2 per byte, GUID, time and number forms under 64), and a
- * map adds at most all its names with separators. */
-static size_t map_text_bound(const etl_map_info *map)
-{
-    size_t n = 24;
-    if (map)
-        for (uint32_t i = 0; i < map->entry_count; i++) n += 3 + (map->entries[i].name ? strlen(map->entries[i].name) : 0);
-    return n;
-}
-
+/* An upper bound of the text one value renders to, NUL included (see etl_walk_map_text_bound). */
 static size_t value_text_bound(const walk_state *s, uint32_t index, size_t len)
 {
     const etl_property_info *prop = &s->info->properties[index];
     size_t bound = 4 * len + 65;
     if (prop->map && prop->map->entry_count)
-        bound += s->plan && s->plan->map_bound ? s->plan->map_bound[index] : map_text_bound(prop->map);
+        bound += s->plan && s->plan->map_bound ? s->plan->map_bound[index] : etl_walk_map_text_bound(prop->map);
     return bound;
 }
 
@@ -64,11 +54,11 @@ void etl_walk_init(etl_walk *w) { memset(w, 0, sizeof *w); }
 void etl_walk_free(etl_walk *w)
 {
     free(w->fields);
-    free(w->value_offsets);
     free(w->bytes);
     free(w->values);
     free(w->value_epoch);
     free(w->top_first);
+    free(w->top_text);
     etl_textbuf_free(&w->text);
     memset(w, 0, sizeof *w);
 }
@@ -90,16 +80,13 @@ static int fail(walk_state *s, const etl_property_info *prop, const char *fmt, .
 
 static size_t remaining(const walk_state *s) { return s->size - s->pos; }
 
-/* Doubles the per-field arrays (fields, text offsets, value bytes). */
+/* Doubles the per-field arrays (fields, value bytes). */
 static int grow_fields(etl_walk *w)
 {
     size_t cap = w->field_capacity ? w->field_capacity * 2 : 64;
     etl_field *f = realloc(w->fields, cap * sizeof *f);
     if (!f) return -1;
     w->fields = f;
-    size_t *o = realloc(w->value_offsets, cap * sizeof *o);
-    if (!o) return -1;
-    w->value_offsets = o;
     etl_field_bytes *b = realloc(w->bytes, cap * sizeof *b);
     if (!b) return -1;
     w->bytes = b;
@@ -118,13 +105,13 @@ static inline int push_field(walk_state *s, etl_field_kind kind, const etl_prope
     etl_field *f = &w->fields[w->field_count];
     f->kind = kind;
     f->name = prop->name ? prop->name : "";
-    f->value = NULL;
+    /* a value's text starts here (walk_event redoes a walk during which the text buffer moved) */
+    f->value = kind == ETL_FIELD_VALUE ? w->text.data + w->text.length : NULL;
     f->in_type = prop->in_type;
     f->out_type = prop->out_type;
     f->depth = (uint16_t)depth;
     f->array_index = array_index;
     f->property = prop;
-    w->value_offsets[w->field_count] = w->text.length;
     w->field_count++;
     return WALK_OK;
 }
@@ -162,47 +149,6 @@ static int resolve_length(walk_state *s, const etl_property_info *prop, int *has
     return WALK_OK;
 }
 
-/* Natural size of fixed-size in-types; 0 with *variable = 1 for the others. */
-static size_t fixed_size(const etl_property_info *prop, size_t pointer_size, int *variable)
-{
-    *variable = 0;
-    switch (prop->in_type) {
-    case ETL_IN_NULL: return 0;
-    case ETL_IN_INT8:
-    case ETL_IN_UINT8:
-    case ETL_IN_ANSICHAR: return 1;
-    case ETL_IN_INT16:
-    case ETL_IN_UINT16:
-    case ETL_IN_UNICODECHAR: return 2;
-    case ETL_IN_INT32:
-    case ETL_IN_UINT32:
-    case ETL_IN_HEXINT32:
-    case ETL_IN_FLOAT: return 4;
-    case ETL_IN_INT64:
-    case ETL_IN_UINT64:
-    case ETL_IN_HEXINT64:
-    case ETL_IN_DOUBLE:
-    case ETL_IN_FILETIME: return 8;
-    case ETL_IN_GUID:
-    case ETL_IN_SYSTEMTIME: return 16;
-    case ETL_IN_POINTER:
-    case ETL_IN_SIZET: return pointer_size;
-    /* Win32 BOOL is 4 bytes; the kernel MOF `boolean` is 1, which a source says with length 1 */
-    case ETL_IN_BOOLEAN: return prop->length == 1 ? 1 : 4;
-    default: *variable = 1; return 0;
-    }
-}
-
-static int is_integer_type(uint16_t in_type)
-{
-    switch (in_type) {
-    case ETL_IN_INT8: case ETL_IN_UINT8: case ETL_IN_INT16: case ETL_IN_UINT16: case ETL_IN_INT32:
-    case ETL_IN_UINT32: case ETL_IN_INT64: case ETL_IN_UINT64: case ETL_IN_BOOLEAN: case ETL_IN_POINTER:
-    case ETL_IN_SIZET: case ETL_IN_HEXINT32: case ETL_IN_HEXINT64: return 1;
-    default: return 0;
-    }
-}
-
 static int need(walk_state *s, const etl_property_info *prop, uint64_t bytes, const char *what)
 {
     if (bytes > remaining(s))
@@ -214,7 +160,25 @@ static int need(walk_state *s, const etl_property_info *prop, uint64_t bytes, co
  * terminator takes the rest of the payload (TDH tolerates an unterminated last string). */
 static void scan_terminated(const uint8_t *p, size_t avail, size_t unit, size_t *value_len, size_t *advance)
 {
-    for (size_t i = 0; i + unit <= avail; i += unit) {
+    size_t i = 0;
+    if (unit == 1) {
+        const uint8_t *nul = avail ? memchr(p, 0, avail) : NULL;
+        i = nul ? (size_t)(nul - p) : avail;
+    } else {
+#if defined(__SSE2__)
+        for (; i + 16 <= avail; i += 16) { /* eight units at a time up to the block holding the NUL */
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+            if (_mm_movemask_epi8(_mm_cmpeq_epi16(x, _mm_setzero_si128()))) break;
+        }
+#endif
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        for (uint64_t x; i + 8 <= avail; i += 8) { /* four units at a time up to the block holding the NUL */
+            memcpy(&x, p + i, 8);
+            if (etl_utf16_has_zero(x)) break;
+        }
+#endif
+    }
+    for (; i + unit <= avail; i += unit) {
         if (p[i] == 0 && (unit == 1 || p[i + 1] == 0)) {
             *value_len = i;
             *advance = i + unit;
@@ -241,7 +205,7 @@ static int size_value(walk_state *s, const etl_property_info *prop, size_t *star
         *start = 2, *len = n, *advance = 2 + n;
         return WALK_OK;
     }
-    size_t fixed = fixed_size(prop, pointer_size, &variable);
+    size_t fixed = etl_walk_fixed_size(prop, pointer_size, &variable);
     if (!variable) {
         if ((rc = need(s, prop, fixed, "value"))) return rc;
         *len = *advance = fixed;
@@ -332,7 +296,7 @@ static int walk_scalar(walk_state *s, uint32_t index, unsigned depth, int32_t ar
     int rc = size_value(s, prop, &start, &len, &advance);
     if (rc) return rc;
     const uint8_t *value = s->payload + s->pos + start;
-    if (is_integer_type(prop->in_type) && (len == 1 || len == 2 || len == 4 || len == 8)) {
+    if (etl_walk_is_integer_type(prop->in_type) && (len == 1 || len == 2 || len == 4 || len == 8)) {
         uint64_t v = len == 1 ? value[0] : len == 2 ? etl_le16(value) : len == 4 ? etl_le32(value) : etl_le64(value);
         s->w->values[index] = v;
         s->w->value_epoch[index] = s->w->epoch;
@@ -401,14 +365,40 @@ static int walk_element(walk_state *s, uint32_t index, unsigned depth, int32_t a
     return end ? end : rc;
 }
 
-/* walk_element, with the plan's fast path for plain integers taken before any call. */
+/* A NUL-terminated UTF-16 string without a length (the plan says so): what walk_scalar does for it, without its
+ * switches. Such a string always fits: without a terminator it takes the rest of the payload. */
+static int walk_utf16z(walk_state *s, uint32_t index, unsigned depth, int32_t array_index)
+{
+    const etl_property_info *prop = &s->info->properties[index];
+    const uint8_t *value = s->payload + s->pos;
+    size_t len, advance;
+    scan_terminated(value, remaining(s), 2, &len, &advance);
+    int rc = push_field(s, ETL_FIELD_VALUE, prop, depth, array_index);
+    if (rc) return rc;
+    s->w->bytes[s->w->field_count - 1] = (etl_field_bytes){value, (uint32_t)len};
+    s->pos += advance;
+    if (s->sizing) {
+        s->text_bound += value_text_bound(s, index, len);
+        return WALK_OK;
+    }
+    etl_render_utf16(&s->w->text, value, len);
+    etl_textbuf_putc(&s->w->text, '\0'); /* each value is its own C string inside `text` */
+    return s->w->text.failed ? WALK_NOMEM : WALK_OK;
+}
+
+/* walk_element, with the plan's fast paths for plain integers and plain strings taken before any call. */
 static inline int walk_value(walk_state *s, uint32_t index, unsigned depth, int32_t array_index)
 {
-    if (s->plan && s->plan->style[index] && s->steps < 4 * (size_t)ETL_WALK_MAX_FIELDS) {
-        size_t size = s->plan->size[index] ? s->plan->size[index] : s->pointer_size;
-        if (size <= remaining(s)) {
-            s->steps++; /* what walk_element counts */
-            return walk_plain_integer(s, index, depth, array_index, size);
+    if (s->plan && s->steps < 4 * (size_t)ETL_WALK_MAX_FIELDS) {
+        if (s->plan->style[index]) {
+            size_t size = s->plan->size[index] ? s->plan->size[index] : s->pointer_size;
+            if (size <= remaining(s)) {
+                s->steps++; /* what walk_element counts */
+                return walk_plain_integer(s, index, depth, array_index, size);
+            }
+        } else if (s->plan->utf16z[index]) {
+            s->steps++;
+            return walk_utf16z(s, index, depth, array_index);
         }
     }
     return walk_element(s, index, depth, array_index);
@@ -502,10 +492,9 @@ static WALK_INLINE void emit_plain(walk_state *s, const etl_property_info *prop,
     uint64_t v = size == 1 ? value[0] : size == 2 ? etl_le16(value) : size == 4 ? etl_le32(value) : etl_le64(value);
     w->values[index] = v;
     size_t f = w->field_count++;
-    w->fields[f] = (etl_field){ETL_FIELD_VALUE, prop->name ? prop->name : "", NULL, prop->in_type, prop->out_type,
-                               (uint16_t)depth, array_index, prop};
+    w->fields[f] = (etl_field){ETL_FIELD_VALUE, prop->name ? prop->name : "", w->text.data + w->text.length,
+                               prop->in_type, prop->out_type, (uint16_t)depth, array_index, prop};
     w->bytes[f] = (etl_field_bytes){value, (uint32_t)size};
-    w->value_offsets[f] = w->text.length;
     if (s->sizing) {
         s->text_bound += ETL_INT_TEXT_MAX + 1;
         return;
@@ -514,6 +503,32 @@ static WALK_INLINE void emit_plain(walk_state *s, const etl_property_info *prop,
     size_t n = etl_int_format(out, style, v, size);
     out[n] = '\0'; /* each value is its own C string inside `text` */
     w->text.length += n + 1;
+}
+
+/* The elements of a plain array at the end of the list (capacity is the caller's): the pointers in locals, as
+ * every text byte written could otherwise alias them; `size` a constant where it is inlined. */
+static WALK_INLINE void put_plain_elements(etl_walk *w, const etl_property_info *prop, etl_int_style style,
+                                           const uint8_t *p, size_t size, uint64_t n, uint32_t index)
+{
+    etl_field *field = w->fields + w->field_count;
+    etl_field_bytes *bytes = w->bytes + w->field_count;
+    char *text = w->text.data, *out = text + w->text.length;
+    const etl_field proto = {ETL_FIELD_VALUE, prop->name ? prop->name : "", NULL, prop->in_type, prop->out_type,
+                             1, 0, prop};
+    uint64_t v = 0;
+    for (uint64_t i = 0; i < n; i++, p += size) {
+        v = size == 1 ? p[0] : size == 2 ? etl_le16(p) : size == 4 ? etl_le32(p) : etl_le64(p);
+        field[i] = proto;
+        field[i].value = out;
+        field[i].array_index = (int32_t)i;
+        bytes[i] = (etl_field_bytes){p, (uint32_t)size};
+        size_t len = etl_int_format(out, style, v, size);
+        out[len] = '\0'; /* each value is its own C string inside `text` */
+        out += len + 1;
+    }
+    if (n) w->values[index] = v; /* the last element's, as walk_value leaves it */
+    w->field_count += (size_t)n;
+    w->text.length = (size_t)(out - text);
 }
 
 /* A top-level property the plan marks plain (a fixed-size integer printed as a number) and that is a scalar or
@@ -569,9 +584,17 @@ static int walk_plain_top(walk_state *s, uint32_t index)
     w->fields[f] = (etl_field){ETL_FIELD_ARRAY_BEGIN, prop->name ? prop->name : "", NULL, prop->in_type, prop->out_type,
                                0, -1, prop};
     w->bytes[f] = (etl_field_bytes){NULL, 0};
-    w->value_offsets[f] = w->text.length;
     const uint8_t *p = s->payload + s->pos;
-    for (uint64_t i = 0; i < n; i++, p += size) emit_plain(s, prop, style, p, size, 1, (int32_t)i, index);
+    if (s->sizing) {
+        for (uint64_t i = 0; i < n; i++, p += size) emit_plain(s, prop, style, p, size, 1, (int32_t)i, index);
+    } else {
+        switch (size) {
+        case 1: put_plain_elements(w, prop, style, p, 1, n, index); break;
+        case 2: put_plain_elements(w, prop, style, p, 2, n, index); break;
+        case 4: put_plain_elements(w, prop, style, p, 4, n, index); break;
+        default: put_plain_elements(w, prop, style, p, 8, n, index); break;
+        }
+    }
     if (n) w->value_epoch[index] = w->epoch;
     if (!s->sizing) w->text.data[w->text.length] = '\0';
     s->pos += (size_t)n * size;
@@ -579,8 +602,67 @@ static int walk_plain_top(walk_state *s, uint32_t index)
     w->fields[f] = w->fields[f - n - 1];
     w->fields[f].kind = ETL_FIELD_ARRAY_END;
     w->bytes[f] = (etl_field_bytes){NULL, 0};
-    w->value_offsets[f] = w->text.length;
     return tail_end ? WALK_END : WALK_OK;
+}
+
+/* A run of `n` top-level plain scalars from property `first` (the plan's run), all present in the payload: one
+ * loop, capacity reserved once, each field copied from the plan's template. 0 when the run does not fit the
+ * payload or a cap (then each property takes walk_plain_top, which decides and reports as always). */
+static uint32_t walk_plain_run(walk_state *s, uint32_t first)
+{
+    const etl_walk_plan *plan = s->plan;
+    etl_walk *w = s->w;
+    uint32_t n = plan->run[first];
+    if (plan->run_bytes[s->pointer_size == 8][first] > remaining(s) || w->field_count + n > ETL_WALK_MAX_FIELDS ||
+        s->steps + n >= 4 * (size_t)ETL_WALK_MAX_FIELDS || reserve_fields(w, n) != 0 ||
+        (!s->sizing && reserve_text(&w->text, (size_t)n * (ETL_INT_TEXT_MAX + 1)) != 0))
+        return 0;
+    if (s->sizing) { /* what emit_plain counts for each: the field, the value for later counts, a text bound */
+        const uint8_t *p = s->payload + s->pos;
+        for (uint32_t i = first; i < first + n; i++) {
+            size_t size = plan->size[i] ? plan->size[i] : s->pointer_size;
+            w->values[i] = size == 1 ? p[0] : size == 2 ? etl_le16(p) : size == 4 ? etl_le32(p) : etl_le64(p);
+            w->value_epoch[i] = w->epoch;
+            w->top_first[i] = w->field_count;
+            w->fields[w->field_count] = plan->fields[i];
+            w->bytes[w->field_count++] = (etl_field_bytes){p, (uint32_t)size};
+            p += size;
+        }
+        s->text_bound += (size_t)n * (ETL_INT_TEXT_MAX + 1);
+        s->steps += n;
+        s->pos = (size_t)(p - s->payload);
+        return n;
+    }
+    /* pointers in locals: every text byte written could otherwise alias them */
+    const uint8_t *p = s->payload + s->pos, *sizes = plan->size, *styles = plan->style;
+    const etl_field *templates = plan->fields;
+    char *text = w->text.data, *out = text + w->text.length;
+    etl_field *fields = w->fields;
+    etl_field_bytes *bytes = w->bytes;
+    uint64_t *values = w->values;
+    uint32_t *epochs = w->value_epoch, epoch = w->epoch;
+    size_t *top_first = w->top_first, *top_text = w->top_text, f = w->field_count, pointer_size = s->pointer_size;
+    for (uint32_t i = first; i < first + n; i++, f++) {
+        size_t size = sizes[i] ? sizes[i] : pointer_size;
+        uint64_t v = size == 1 ? p[0] : size == 2 ? etl_le16(p) : size == 4 ? etl_le32(p) : etl_le64(p);
+        values[i] = v;
+        epochs[i] = epoch;
+        top_first[i] = f;
+        top_text[i] = (size_t)(out - text);
+        fields[f] = templates[i];
+        fields[f].value = out;
+        bytes[f] = (etl_field_bytes){p, (uint32_t)size};
+        size_t len = etl_int_format(out, (etl_int_style)styles[i], v, size);
+        out[len] = '\0'; /* each value is its own C string inside `text` */
+        out += len + 1;
+        p += size;
+    }
+    w->field_count = f;
+    w->text.length = (size_t)(out - text);
+    *out = '\0';
+    s->steps += n;
+    s->pos = (size_t)(p - s->payload);
+    return n;
 }
 
 static int walk_range(walk_state *s, uint32_t first, uint32_t count, unsigned depth)
@@ -613,7 +695,7 @@ static int close_open_fields(walk_state *s)
         w->bytes[w->field_count] = (etl_field_bytes){NULL, 0};
         w->fields[w->field_count] = begin;
         w->fields[w->field_count].kind = end;
-        w->value_offsets[w->field_count++] = 0;
+        w->field_count++;
     }
     return WALK_STOP;
 }
@@ -636,51 +718,12 @@ static int ensure_capacity(etl_walk *w, const etl_event_info *info)
         size_t *t = realloc(w->top_first, tops * sizeof *t);
         if (!t) return -1;
         w->top_first = t;
+        t = realloc(w->top_text, tops * sizeof *t);
+        if (!t) return -1;
+        w->top_text = t;
         w->top_capacity = tops;
     }
     return 0;
-}
-
-int etl_walk_plan_build(etl_walk_plan *plan, const etl_event_info *info)
-{
-    memset(plan, 0, sizeof *plan);
-    if (!info->property_count) return 0;
-    uint8_t *style = calloc(2, info->property_count);
-    if (!style) return -1;
-    plan->property_count = info->property_count;
-    plan->style = style;
-    plan->size = style + info->property_count;
-    for (uint32_t i = 0; i < info->property_count && !plan->map_bound; i++)
-        if (info->properties[i].map && info->properties[i].map->entry_count) {
-            plan->map_bound = calloc(info->property_count, sizeof *plan->map_bound);
-            if (!plan->map_bound) {
-                etl_walk_plan_free(plan);
-                return -1;
-            }
-        }
-    for (uint32_t i = 0; plan->map_bound && i < info->property_count; i++)
-        plan->map_bound[i] = map_text_bound(info->properties[i].map);
-    for (uint32_t i = 0; i < info->property_count; i++) {
-        const etl_property_info *prop = &info->properties[i];
-        if ((prop->flags & (ETL_PROP_STRUCT | ETL_PROP_INLINE_LENGTH)) || !is_integer_type(prop->in_type) ||
-            prop->out_type == ETL_OUT_NOPRINT || (prop->map && prop->map->entry_count))
-            continue;
-        int variable;
-        size_t size4 = fixed_size(prop, 4, &variable), size8 = fixed_size(prop, 8, &variable);
-        etl_int_style style = etl_int_style_of(prop->in_type, prop->out_type, size8, 1);
-        /* pointer-sized values: the same form at both sizes, or the general path */
-        if (style == ETL_INT_OTHER || etl_int_style_of(prop->in_type, prop->out_type, size4, 1) != style) continue;
-        plan->style[i] = (uint8_t)style;
-        plan->size[i] = size4 == size8 ? (uint8_t)size8 : 0;
-    }
-    return 0;
-}
-
-void etl_walk_plan_free(etl_walk_plan *plan)
-{
-    free(plan->style);
-    free(plan->map_bound);
-    memset(plan, 0, sizeof *plan);
 }
 
 int etl_walk_event(etl_walk *w, const etl_event_info *info, const uint8_t *payload, size_t size,
@@ -689,8 +732,8 @@ int etl_walk_event(etl_walk *w, const etl_event_info *info, const uint8_t *paylo
     return etl_walk_event_planned(w, info, NULL, payload, size, ctx);
 }
 
-static int walk_event(etl_walk *w, const etl_event_info *info, const etl_walk_plan *plan, const uint8_t *payload,
-                      size_t size, const etl_render_context *ctx, int sizing)
+static int walk_once(etl_walk *w, const etl_event_info *info, const etl_walk_plan *plan, const uint8_t *payload,
+                     size_t size, const etl_render_context *ctx, int sizing)
 {
     w->field_count = 0;
     w->consumed = 0;
@@ -708,7 +751,15 @@ static int walk_event(etl_walk *w, const etl_event_info *info, const etl_walk_pl
     int rc = WALK_OK;
     uint32_t i = 0;
     for (; i < tops && rc == WALK_OK; i++) {
+        if (plan && plan->run && plan->run[i]) {
+            uint32_t done = walk_plain_run(&s, i);
+            if (done) {
+                i += done - 1;
+                continue;
+            }
+        }
         w->top_first[i] = w->field_count;
+        w->top_text[i] = w->text.length;
         rc = plan && plan->style[i] ? walk_plain_top(&s, i) : walk_property(&s, i, 0);
     }
     if (sizing) {
@@ -716,14 +767,26 @@ static int walk_event(etl_walk *w, const etl_event_info *info, const etl_walk_pl
         return rc == WALK_NOMEM ? ETL_ERR_NOMEM : rc == WALK_STOP ? ETL_WALK_NEEDS_RENDERING : ETL_DECODE_OK;
     }
     if (rc == WALK_STOP) rc = close_open_fields(&s);
-    for (; i <= tops; i++) w->top_first[i] = w->field_count;
+    for (; i <= tops; i++) w->top_first[i] = w->field_count, w->top_text[i] = w->text.length;
     if (rc == WALK_NOMEM || w->text.failed) return ETL_ERR_NOMEM;
     if (rc == WALK_END) rc = WALK_OK;
-
-    for (size_t f = 0; f < w->field_count; f++)
-        if (w->fields[f].kind == ETL_FIELD_VALUE) w->fields[f].value = etl_textbuf_at(&w->text, w->value_offsets[f]);
     w->consumed = s.pos;
     return rc == WALK_STOP ? ETL_DECODE_ERROR : ETL_DECODE_OK;
+}
+
+/* Values point into the text buffer as they are written; when it grew (moved) during a walk, the walk runs
+ * again: it asks for the same room in the same order, which the buffer now has, so the second run stays put
+ * (the buffer only grows, to at most twice the 1 MiB text cap: a few times per decoder). */
+static int walk_event(etl_walk *w, const etl_event_info *info, const etl_walk_plan *plan, const uint8_t *payload,
+                      size_t size, const etl_render_context *ctx, int sizing)
+{
+    etl_textbuf_reset(&w->text);
+    if (reserve_text(&w->text, 256) != 0) return ETL_ERR_NOMEM; /* a buffer to point into from the start */
+    for (;;) {
+        size_t capacity = w->text.capacity;
+        int rc = walk_once(w, info, plan, payload, size, ctx, sizing);
+        if (rc < 0 || sizing || w->text.capacity == capacity) return rc;
+    }
 }
 
 int etl_walk_event_planned(etl_walk *w, const etl_event_info *info, const etl_walk_plan *plan,

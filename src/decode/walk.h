@@ -26,12 +26,13 @@ typedef struct etl_walk {
     size_t field_count;
     size_t consumed;        /* payload bytes decoded */
     char error[256];        /* ETL_DECODE_ERROR: why (property name, payload offset) */
-    /* top_first[i] = index of the first field of top-level property i; top_first[top_level_count] = end */
+    /* top_first[i] = index of the first field of top-level property i; top_first[top_level_count] = end;
+     * top_text[i] = where its text starts in `text` (values' texts follow one another, each with its NUL) */
     size_t *top_first;
+    size_t *top_text;
 
     /* reusable storage */
     etl_textbuf text;
-    size_t *value_offsets;  /* per field: offset of its text in `text`, resolved at the end */
     etl_field_bytes *bytes; /* per field: the value's own bytes in the payload (typed writers) */
     size_t field_capacity;
     uint64_t *values;       /* per property index: last integer value (for PARAM_LENGTH/PARAM_COUNT) */
@@ -49,7 +50,20 @@ typedef struct etl_walk_plan {
     uint8_t *style;
     uint8_t *size;
     uint32_t *map_bound;  /* per property with a value map: most text its names can add (NULL: no maps) */
+    uint8_t *utf16z;      /* per property: a NUL-terminated UTF-16 string without a length (its own fast path) */
+    /* per top-level property: how many plain scalars (styled, no array) follow from it on, itself included
+     * (0: it is none), and their payload bytes for 4- and 8-byte pointers (run_bytes[0] / [1]); its field as
+     * the walk fills it, `value` aside. NULL when the description has no top-level property. */
+    uint32_t *run;
+    uint32_t *run_bytes[2];
+    etl_field *fields;
 } etl_walk_plan;
+
+/* The sizing rules the walk and its plans share (walk_plan.c). Natural size of fixed-size in-types, 0 with
+ * *variable = 1 for the others; an upper bound of the text a value map can add. */
+size_t etl_walk_fixed_size(const etl_property_info *prop, size_t pointer_size, int *variable);
+int etl_walk_is_integer_type(uint16_t in_type);
+size_t etl_walk_map_text_bound(const etl_map_info *map);
 
 /* 0, or -1 when out of memory (the plan is then empty and the walk takes the general path). */
 int etl_walk_plan_build(etl_walk_plan *plan, const etl_event_info *info);

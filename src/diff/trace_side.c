@@ -86,7 +86,7 @@ int etl_diff_read_trace(etl_diff *d, int s, const char *const *files, size_t cou
         rc = r.decoder ? ETL_ERR_IO : ETL_ERR_NOMEM;
         snprintf(err->message, sizeof err->message, "%s: %s", files[0],
                  r.decoder ? "cannot create a temporary file" : "out of memory");
-    } else if ((rc = etl_learn_processes(r.decoder, registry, files, count, 1)) == ETL_OK) {
+    } else if ((rc = etl_learn_processes(r.decoder, registry, files, count, 1, r.trace)) == ETL_OK) {
         rc = etl_process(r.trace, on_event, &r);
         if (r.failed) rc = r.failed;
         if (rc == ETL_STOPPED) rc = ETL_OK;

@@ -402,13 +402,22 @@ static int64_t round_end(const round_plan *p, unsigned round)
     return p->first + (int64_t)((double)(p->last - p->first) * (round + 1) / p->rounds);
 }
 
-int etl_learn_processes_by_stream(etl_decoder *decoder, etl_schema_registry *registry, const char *const *paths,
-                                  size_t count, unsigned threads, uint64_t round_bytes)
+/* Opens paths for a first pass; `next` (NULL: none) is the handle the decoding pass reads afterwards: the
+ * buffers this one decompresses go to it when they all fit (etl_trace_hand_over). */
+static int open_first(etl_trace **out, const char *const *paths, size_t count, etl_trace *next)
+{
+    etl_error err;
+    int rc = etl_open(out, paths, count, NULL, &err);
+    if (rc == ETL_OK && next) etl_trace_hand_over(*out, next);  /* out of memory: decompressed twice */
+    return rc;
+}
+
+static int learn_by_stream(etl_decoder *decoder, etl_schema_registry *registry, const char *const *paths,
+                           size_t count, unsigned threads, uint64_t round_bytes, etl_trace *next)
 {
     walker walkers[MAX_WALKERS];
     memset(walkers, 0, sizeof walkers);
-    etl_error err;
-    if (count != 1 || !registry || etl_open(&walkers[0].trace, paths, count, NULL, &err) != ETL_OK)
+    if (count != 1 || !registry || open_first(&walkers[0].trace, paths, count, next) != ETL_OK)
         return ETL_LEARN_BY_STREAM_NOT;
     walk_shared sh;
     memset(&sh, 0, sizeof sh);
@@ -419,7 +428,7 @@ int etl_learn_processes_by_stream(etl_decoder *decoder, etl_schema_registry *reg
     if (n > MAX_WALKERS) n = MAX_WALKERS;
     if (n > sh.stream_count) n = sh.stream_count ? (unsigned)sh.stream_count : 1;
     for (unsigned i = 1; i < n; i++)  /* each helper reads through its own handle on the files */
-        if (etl_open(&walkers[i].trace, paths, count, NULL, &err) != ETL_OK) {
+        if (open_first(&walkers[i].trace, paths, count, next) != ETL_OK) {
             n = i;
             break;
         }
@@ -474,6 +483,12 @@ int etl_learn_processes_by_stream(etl_decoder *decoder, etl_schema_registry *reg
     return rc;
 }
 
+int etl_learn_processes_by_stream(etl_decoder *decoder, etl_schema_registry *registry, const char *const *paths,
+                                  size_t count, unsigned threads, uint64_t round_bytes)
+{
+    return learn_by_stream(decoder, registry, paths, count, threads, round_bytes, NULL);
+}
+
 /* ---- merged ----------------------------------------------------------------------------------------------- */
 
 static int on_learn_record(const etl_event_record *record, void *ctx)
@@ -481,19 +496,24 @@ static int on_learn_record(const etl_event_record *record, void *ctx)
     return etl_decoder_learn(ctx, record) != ETL_OK;
 }
 
-int etl_learn_processes_merged(etl_decoder *decoder, const char *const *paths, size_t count, unsigned threads)
+static int learn_merged(etl_decoder *decoder, const char *const *paths, size_t count, unsigned threads,
+                        etl_trace *next)
 {
     etl_trace *trace;
-    etl_error err;
-    if (etl_open(&trace, paths, count, NULL, &err) != ETL_OK) return ETL_OK;
+    if (open_first(&trace, paths, count, next) != ETL_OK) return ETL_OK;
     if (threads >= 2) etl_trace_set_prefetch(trace, threads - 1);
     int rc = etl_process(trace, on_learn_record, decoder);
     etl_close(trace);
     return rc == ETL_STOPPED ? ETL_ERR_NOMEM : ETL_OK;
 }
 
+int etl_learn_processes_merged(etl_decoder *decoder, const char *const *paths, size_t count, unsigned threads)
+{
+    return learn_merged(decoder, paths, count, threads, NULL);
+}
+
 int etl_learn_processes(etl_decoder *decoder, etl_schema_registry *registry, const char *const *paths, size_t count,
-                        unsigned threads)
+                        unsigned threads, etl_trace *next)
 {
     for (size_t i = 0; i < count; i++) {
         struct stat st;  /* a pipe cannot be read twice */
@@ -509,6 +529,6 @@ int etl_learn_processes(etl_decoder *decoder, etl_schema_registry *registry, con
         compressed = etl_trace_get_stats(t)->buffers_compressed > 0;
         etl_close(t);
     }
-    int rc = compressed ? ETL_LEARN_BY_STREAM_NOT : etl_learn_processes_by_stream(decoder, registry, paths, count, threads, 0);
-    return rc == ETL_LEARN_BY_STREAM_NOT ? etl_learn_processes_merged(decoder, paths, count, threads) : rc;
+    int rc = compressed ? ETL_LEARN_BY_STREAM_NOT : learn_by_stream(decoder, registry, paths, count, threads, 0, next);
+    return rc == ETL_LEARN_BY_STREAM_NOT ? learn_merged(decoder, paths, count, threads, next) : rc;
 }

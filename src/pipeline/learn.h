@@ -12,9 +12,12 @@
 /* Opens `paths` again (no diagnostics: the decoding pass reports the same problems once) and has `decoder`
  * (made on `registry`) learn from every record, on `threads` threads: by stream when it can, else merged. Does
  * nothing when an input is not a regular file (a pipe cannot be read twice) or cannot be opened. `decoder` must
- * not have learnt anything yet. ETL_OK, or ETL_ERR_NOMEM. */
+ * not have learnt anything yet. `next`: the handle on the same paths the decoding pass reads afterwards (not
+ * read yet), or NULL; the buffers this pass decompresses are handed over to it when they all fit
+ * ETL_HAND_OVER_BYTES (etl_trace_hand_over), so that pass does not decompress them again. ETL_OK, or
+ * ETL_ERR_NOMEM. */
 int etl_learn_processes(etl_decoder *decoder, etl_schema_registry *registry, const char *const *paths, size_t count,
-                        unsigned threads);
+                        unsigned threads, etl_trace *next);
 
 /* The two ways (tests compare them). By stream returns ETL_LEARN_BY_STREAM_NOT, having learnt nothing, when the
  * trace does not allow it (several files, a stream out of time order, too many process/thread events in one

@@ -167,7 +167,7 @@ static int plan(etl_prefetch *pf, etl_trace *t)
         for (size_t k = 0; k < t->files[i].buffer_count; k++) {
             const etl_buffer_ref *b = &t->files[i].buffers[k];
             if ((b->flags & ETL_BUFFER_FLAG_COMPRESSED) && b->valid > ETL_BUFFER_HEADER_SIZE &&
-                b->disk_size > ETL_BUFFER_HEADER_SIZE)
+                b->disk_size > ETL_BUFFER_HEADER_SIZE && !etl_hand_over_has(t, (uint32_t)i, k))
                 compressed++;
         }
     }
@@ -182,8 +182,9 @@ static int plan(etl_prefetch *pf, etl_trace *t)
         for (size_t k = 0; k < s->buffer_count; k++) {
             const etl_buffer_ref *b = &s->buffers[k];
             if (!(b->flags & ETL_BUFFER_FLAG_COMPRESSED) || b->valid <= ETL_BUFFER_HEADER_SIZE ||
-                b->disk_size <= ETL_BUFFER_HEADER_SIZE)
-                continue;
+                b->disk_size <= ETL_BUFFER_HEADER_SIZE ||
+                etl_hand_over_has(t, s->file_index, (size_t)(b - f->buffers)))
+                continue;  /* a first pass decompressed it already (etl_trace_hand_over) */
             int64_t need = k ? etl_clock_to_filetime(&f->clock, s->buffers[k - 1].timestamp) : INT64_MIN;
             pf->order[pf->order_count++] = (work){need, s->file_index, (uint32_t)(b - f->buffers)};
         }

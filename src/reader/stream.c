@@ -89,6 +89,19 @@ static int read_payload(etl_trace *t, etl_stream *s, const etl_buffer_ref *b)
             s->mapped = 1;
             return ETL_OK;
         }
+    } else if (f->kept) {  /* decompressed by a first pass (etl_trace_hand_over)? */
+        size_t cap;
+        uint8_t *kept = etl_hand_over_take(t, s->file_index, b, &cap);
+        if (kept) {
+            release_payload(t, s);
+            make_room(t, s, cap);
+            s->payload = kept;
+            s->payload_cap = cap;
+            t->resident += cap;
+            s->data = kept;
+            t->stats.buffers_handed_over++;
+            return ETL_OK;
+        }
     }
     if (reserve_payload(t, s, expected ? expected : 1)) return ETL_ERR_NOMEM;
     s->data = s->payload;
@@ -146,6 +159,12 @@ static void leave_buffer(etl_trace *t, etl_stream *s)
 static int load_next_buffer(etl_trace *t, etl_stream *s)
 {
     if (s->current) leave_buffer(t, s);
+    if (s->current && t->hand_to && s->payload_len && !s->mapped &&
+        etl_hand_over_give(t, s->file_index, s->current, s->payload, s->payload_len, s->payload_cap)) {
+        t->resident -= s->payload_cap;  /* the block is the second pass's now */
+        s->payload = NULL;
+        s->payload_cap = 0;
+    }
     while (s->next_buffer < s->buffer_count) {
         const etl_buffer_ref *b = &s->buffers[s->next_buffer++];
         s->current = b;

@@ -360,6 +360,7 @@ void etl_close(etl_trace *t)
         return;
     }
     etl_prefetch_free(t->prefetch);  /* its threads read the files: first */
+    etl_hand_over_free(t);
     for (size_t i = 0; i < t->stream_count; i++) free(t->streams[i].payload);
     for (size_t i = 0; i < t->file_count; i++) {
         etl_input_close(&t->files[i].input);

@@ -34,6 +34,11 @@ typedef struct etl_buffer_ref {
     uint16_t logger_id;
 } etl_buffer_ref;
 
+typedef struct etl_kept_payload {  /* a buffer's payload decompressed by a first pass (hand_over.c) */
+    uint8_t *data;
+    size_t cap;
+} etl_kept_payload;
+
 typedef struct etl_trace_file {
     char *path;
     etl_input input;
@@ -45,6 +50,7 @@ typedef struct etl_trace_file {
     etl_buffer_ref *buffers;
     size_t buffer_count;
     size_t damaged_buffers;      /* buffer slots the walk skipped with a report (zeroed or corrupt headers) */
+    etl_kept_payload *kept;      /* per buffer, NULL when none was handed over (etl_trace_hand_over) */
 } etl_trace_file;
 
 /* A cursor over one processor's buffers of one file, in SequenceNumber order. */
@@ -89,6 +95,7 @@ struct etl_trace {
     int processed;
     int is_view;                 /* etl_trace_view: `files` belongs to another trace */
     struct etl_prefetch *prefetch;  /* decompress-ahead threads (reader/prefetch.h), NULL: none */
+    struct etl_trace *hand_to;   /* a first pass: gives its decompressed buffers to this trace (hand_over.c) */
 };
 
 /* Reports a diagnostic through the callback and counts it. */
@@ -107,6 +114,17 @@ int etl_check_buffers(etl_trace *t, uint32_t file_index);
  * Both set stream->has_record (0 when the stream is exhausted). */
 int etl_stream_start(etl_trace *t, etl_stream *s);
 int etl_stream_next(etl_trace *t, etl_stream *s);
+/* hand_over.c. A first pass is done with buffer b of file `file_index`, decompressed to `len` bytes in `data`
+ * (`cap` allocated): returns 1 when t->hand_to took the block, else 0 (the caller keeps it). */
+int etl_hand_over_give(etl_trace *t, uint32_t file_index, const etl_buffer_ref *b, uint8_t *data, size_t len,
+                       size_t cap);
+/* The block handed over for buffer b (the caller owns it then, *cap bytes allocated), NULL if none. */
+uint8_t *etl_hand_over_take(etl_trace *t, uint32_t file_index, const etl_buffer_ref *b, size_t *cap);
+/* Whether buffer b was handed over and not taken yet (the decompress-ahead threads pass it over). */
+int etl_hand_over_has(const etl_trace *t, uint32_t file_index, size_t buffer);
+/* Frees what was handed over and not taken (etl_close). */
+void etl_hand_over_free(etl_trace *t);
+
 /* Reloads a stream whose payload was evicted (its record's pointers are valid again afterwards). */
 int etl_stream_make_resident(etl_trace *t, etl_stream *s);
 

@@ -9,6 +9,8 @@
 # `build/bench/gen_trace SOURCE.etl.gz OUT.etl --mb 1024` (or run `make bench`, which leaves its inputs in
 # build/bench/data/). Peers are not fetched or built by this project; for example:
 #   pip install etl-parser                       # airbus-cert's pure-Python reader; peer command: etl2xml -i {}
+#     (without PyPI: apt-get install python3-construct, a git checkout of airbus-cert/etl-parser, and a wrapper
+#     running PYTHONPATH=CHECKOUT python3 CHECKOUT/bin/etl2xml -i "$1" -o /dev/stdout; BENCHMARKS.md has a run)
 #   (Windows) tracerpt {} -o out.xml -of XML -y  # to compare with the tool etlconv replaces
 # Example: tests/bench/peer_compare.sh build/bench/data/net.4.5.2.x86.256MB.etl etl2xml -i {}
 set -eu
@@ -23,7 +25,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
     esac
 done
-[ $# -ge 2 ] || { sed -n '2,14p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,15p' "$0"; exit 2; }
 trace=$1
 shift
 [ -x "$BUILD/bench/bench_run" ] || make -s --no-print-directory "$BUILD/bench/bench_run"
