@@ -5,13 +5,17 @@
  * a first pass that stopped part way (some buffers handed over, the rest decompressed by the reader), under a
  * 192 KiB memory budget (payloads evicted and read again) and with decompress-ahead; and through
  * etl_learn_processes on 1 and 2 threads. The hand-over must happen (its count = the compressed buffers read)
- * and must not where it may not (other files, a trace already read, a trace without compressed buffers). */
+ * and must not where it may not (other files, a trace already read, a trace without compressed buffers, and
+ * a trace whose compressed buffers decompress to more than ETL_HAND_OVER_BYTES: copies of net.4.5.2.x86 made
+ * by the benchmark generator, one copy fewer fitting). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -19,6 +23,7 @@
 #include "etl/etl_schema.h"
 #include "pipeline/learn.h"
 #include "reader/prefetch.h"
+#include "reader/trace_internal.h"
 #include "support/corpus.h"
 #include "support/record_digest.h"
 
@@ -181,6 +186,67 @@ static void test_no_hand_over_where_it_may_not(void **state)
     etl_close(u2);
 }
 
+/* Bytes the compressed buffers of `path` decompress to (their payloads, from the buffer index). */
+static uint64_t compressed_payload(etl_trace *t)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < t->file_count; i++)
+        for (size_t k = 0; k < t->files[i].buffer_count; k++) {
+            const etl_buffer_ref *b = &t->files[i].buffers[k];
+            if ((b->flags & ETL_BUFFER_FLAG_COMPRESSED) && b->valid > ETL_BUFFER_HEADER_SIZE)
+                total += b->valid - ETL_BUFFER_HEADER_SIZE;
+        }
+    return total;
+}
+
+/* `copies` of net.4.5.2.x86 (tests/bench/gen_trace.c): handed over exactly when their payloads fit. */
+static uint64_t hand_over_copies(const char *gen, unsigned copies, int *will)
+{
+    char out[] = "/tmp/test_hand_over_XXXXXX", command[1024];
+    int fd = mkstemp(out);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(command, sizeof command, "'%s' testdata/perfview/net.4.5.2.x86.etl.gz '%s' %u > /dev/null", gen, out,
+             copies);
+    assert_int_equal(system(command), 0);
+    etl_trace *first = open_trace(out, NULL), *second = open_trace(out, NULL);
+    assert_non_null(first);
+    assert_non_null(second);
+    uint64_t total = compressed_payload(second);
+    *will = etl_trace_hand_over(first, second);
+    uint64_t n = 0;
+    assert_int_equal(etl_process(first, count_record, &n), ETL_OK);
+    etl_close(first);
+    assert_int_equal(etl_process(second, count_record, &n), ETL_OK);
+    uint64_t handed = etl_trace_get_stats(second)->buffers_handed_over;
+    assert_true(*will ? handed == etl_trace_get_stats(second)->buffers_compressed : handed == 0);
+    etl_close(second);
+    unlink(out);
+    return total;
+}
+
+static void test_too_large_is_not_handed_over(void **state)
+{
+    (void)state;
+    const char *build = getenv("BUILD");
+    char gen[512];
+    snprintf(gen, sizeof gen, "%s/bench/gen_trace", build && *build ? build : "build");
+    assert_int_equal(access(gen, X_OK), 0);  /* built by `make check` (build-tests) */
+    etl_trace *t = open_trace("testdata/perfview/net.4.5.2.x86.etl.gz", NULL);
+    assert_non_null(t);
+    uint64_t one = compressed_payload(t);
+    etl_close(t);
+    assert_true(one > 0 && one <= ETL_HAND_OVER_BYTES);
+    unsigned over = (unsigned)(ETL_HAND_OVER_BYTES / one) + 1;  /* the fewest copies that do not fit */
+    int will;
+    uint64_t fits = hand_over_copies(gen, over - 1, &will);
+    assert_true(fits <= ETL_HAND_OVER_BYTES);
+    assert_int_equal(will, 1);
+    uint64_t too_much = hand_over_copies(gen, over, &will);
+    assert_true(too_much > ETL_HAND_OVER_BYTES);
+    assert_int_equal(will, 0);
+}
+
 /* The first pass as the command line runs it: etl_learn_processes with the decoding pass's handle. */
 static void test_learn_processes_hands_over(void **state)
 {
@@ -211,6 +277,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_second_pass_reads_the_same_records),
         cmocka_unit_test(test_no_hand_over_where_it_may_not),
+        cmocka_unit_test(test_too_large_is_not_handed_over),
         cmocka_unit_test(test_learn_processes_hands_over),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,7 +8,7 @@
 
 #include "reader/decompress.h"
 #include "reader/prefetch.h"
-#include "reader/record.h"
+#include "reader/record_parse.h"
 #include "reader/trace_internal.h"
 
 static int ensure(uint8_t **buf, size_t *cap, size_t need)
@@ -192,8 +192,8 @@ static int position(etl_trace *t, etl_stream *s)
         if (!s->current) return ETL_OK;
         const char *why = NULL;
         int has_ts = 1;
-        etl_record_result r = etl_record_parse(s->data, s->payload_len, s->pos, f->pointer_size, &s->record,
-                                               s->items, ETL_MAX_EXTENDED_ITEMS, &s->advance, &has_ts, &why);
+        etl_record_result r = etl_record_parse_inline(s->data, s->payload_len, s->pos, f->pointer_size, &s->record,
+                                                      s->items, ETL_MAX_EXTENDED_ITEMS, &s->advance, &has_ts, &why);
         if (r == ETL_RECORD_OK) {
             etl_event_record *rec = &s->record;
             if (has_ts) s->last_raw = rec->raw_timestamp;
