@@ -65,13 +65,30 @@ static int reserve_payload(etl_trace *t, etl_stream *s, size_t need)
  * file size, the buffer size or the number of streams. */
 #define MAPPED_SWEEP_BYTES ((uint64_t)8 << 20)
 
+static void sweep_mapped(etl_trace *t)
+{
+    t->mapped_read = 0;
+    t->mapped_lo = t->mapped_hi = 0;
+    for (size_t i = 0; i < t->file_count; i++) etl_input_release(&t->files[i].input, 0, t->files[i].input.size);
+}
+
 /* A mapped range of `bytes` was read and released. */
 static void count_mapped(etl_trace *t, uint64_t bytes)
 {
     t->mapped_read += bytes;
-    if (t->mapped_read < MAPPED_SWEEP_BYTES) return;
-    t->mapped_read = 0;
-    for (size_t i = 0; i < t->file_count; i++) etl_input_release(&t->files[i].input, 0, t->files[i].input.size);
+    if (t->mapped_read >= MAPPED_SWEEP_BYTES) sweep_mapped(t);
+}
+
+/* A mapped buffer [offset, offset + size) was left. One stream read alone (a by-stream first pass) touches its
+ * buffers only, but each fault maps the pages around it, which belong to the other streams' buffers and stay
+ * mapped until those are read: what is resident follows the file range read, not the bytes read. So the range
+ * of the buffers left since the last sweep is bounded too. */
+static void note_mapped_range(etl_trace *t, uint64_t offset, uint64_t size)
+{
+    if (!t->mapped_hi) t->mapped_lo = offset, t->mapped_hi = offset + size;
+    if (offset < t->mapped_lo) t->mapped_lo = offset;
+    if (offset + size > t->mapped_hi) t->mapped_hi = offset + size;
+    if (t->mapped_hi - t->mapped_lo >= MAPPED_SWEEP_BYTES) sweep_mapped(t);
 }
 
 /* Points s->data at buffer b's records: in place when the file is mapped and b is not compressed, else
@@ -153,6 +170,7 @@ static void leave_buffer(etl_trace *t, etl_stream *s)
     s->mapped = 0;
     etl_input_release(&t->files[s->file_index].input, s->current->offset + ETL_BUFFER_HEADER_SIZE,
                       s->current->valid - ETL_BUFFER_HEADER_SIZE);
+    note_mapped_range(t, s->current->offset, s->current->valid);
 }
 
 /* Loads buffers until one has a readable payload. Returns ETL_OK (has_record may be 0 at the end). */

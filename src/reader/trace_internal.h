@@ -91,6 +91,7 @@ struct etl_trace {
     size_t memory_budget;        /* bytes of payload held by all streams together (etl_trace_set_memory_budget) */
     size_t resident;             /* bytes of payload held now */
     uint64_t mapped_read;        /* bytes of mapped buffers read since the last sweep (stream.c) */
+    uint64_t mapped_lo, mapped_hi; /* file range of the mapped buffers left since the last sweep (hi 0: none) */
     etl_trace_stats stats;
     int processed;
     int is_view;                 /* etl_trace_view: `files` belongs to another trace */
