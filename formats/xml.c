@@ -238,7 +238,9 @@ static void write_fields(xml_state *st, const etl_decoded_event *ev, const fmt_s
     char *limit, *p = fmt_room(&st->out, FIELDS_ROOM, &limit);
     if (!p) return;
     FMT_W_LIT(p, "\t<EventData>\n");
-    for (const etl_field *f = ev->fields, *end = f + ev->field_count; f < end; f++) {
+    /* no fields: `fields` may be NULL, and NULL + 0 is undefined */
+    const etl_field *f = ev->fields, *end = f ? f + ev->field_count : f;
+    for (; f < end; f++) {
         size_t open_length;
         const char *open;
         if (f->kind == ETL_FIELD_VALUE && (open = fmt_static_name(&names, f, &open_length)) != NULL) {
