@@ -11,6 +11,7 @@
 #endif
 
 #include "format_util.h"
+#include "util/swar.h"
 
 /* A string literal, its length known at compile time. */
 #define FMT_PUT_LIT(buf, literal) etl_textbuf_append((buf), "" literal, sizeof(literal) - 1)
@@ -171,9 +172,9 @@ static inline char *fmt_w_hex64(char *p, uint64_t value)
 }
 
 /* ---- SWAR tests: 8 bytes at a time; the lowest flagged byte is always a true hit (borrows only go up) ---- */
-#define FMT_ONES 0x0101010101010101ull
-#define FMT_HIGHS 0x8080808080808080ull
-static inline uint64_t fmt_swar_zero(uint64_t y) { return (y - FMT_ONES) & ~y & FMT_HIGHS; }
+#define FMT_ONES ETL_SWAR_ONES
+#define FMT_HIGHS ETL_SWAR_HIGHS
+static inline uint64_t fmt_swar_zero(uint64_t y) { return etl_swar_zero(y); }
 /* Bytes equal to c. */
 static inline uint64_t fmt_swar_byte(uint64_t x, unsigned char c) { return fmt_swar_zero(x ^ (FMT_ONES * c)); }
 /* Bytes >= 0x80 (non-ASCII) or < 0x20 (controls). */

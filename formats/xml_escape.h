@@ -64,11 +64,4 @@ static inline size_t fmt_xml_scan(const char *text, int *clean)
 }
 #endif
 
-/* fmt_xml_escape_to with the common case inline: text that needs nothing is copied as is. */
-static inline char *fmt_xml_escape_fast(char *p, const char *text, size_t n)
-{
-    if (fmt_swar_clean(text, n, fmt_xml_special)) return fmt_w_mem(p, text, n);
-    return fmt_xml_escape_to(p, text, n);
-}
-
 #endif

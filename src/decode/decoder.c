@@ -29,6 +29,7 @@
 #include "schema/eventsource.h"
 #include "schema/sources.h"
 #include "schema/wpp/wpp.h"
+#include "util/swar.h"
 
 struct etl_decoder {
     etl_schema_registry *registry;
@@ -353,7 +354,7 @@ static char *join_values(char *out, const char *p, const char *stop, size_t *nul
         uint64_t x;
         memcpy(&x, p, 8);
         memcpy(out, &x, 8);
-        uint64_t zero = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+        uint64_t zero = etl_swar_zero(x);
         if (!zero) {
             p += 8, out += 8;
             continue;
