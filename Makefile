@@ -108,6 +108,25 @@ $(BUILD)/bench/bench_run: tests/bench/bench_run.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $<
 
+# Compiled bundled manifests (issue 14; src/schema/compiled_set.h, docs/schemas.md): each bundled manifest parsed
+# once here by tools/schema_compile (the library's own parser), written as $(BUILD)/schemas-compiled/NAME.etlc,
+# keyed on the manifest's bytes. Rebuilt whenever the library or a manifest changes; installed beside the schemas.
+BUNDLED_MANIFESTS := $(sort $(wildcard src/schema/bundled/*.man src/schema/bundled/*.manifest src/schema/bundled/*.xml))
+COMPILED_SCHEMAS  := $(BUILD)/schemas-compiled/.stamp
+$(BUILD)/tools/schema_compile: tools/schema_compile.c $(LIBETL)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBETL) $(DEPLIBS) -lm
+$(COMPILED_SCHEMAS): $(BUILD)/tools/schema_compile $(BUNDLED_MANIFESTS)
+	@mkdir -p $(dir $@)
+	$(BUILD)/tools/schema_compile $(dir $@) $(BUNDLED_MANIFESTS) && touch $@
+all build-tests: $(COMPILED_SCHEMAS)
+.PHONY: install-compiled-schemas
+install: install-compiled-schemas
+install-compiled-schemas: $(COMPILED_SCHEMAS)
+	install -d $(DESTDIR)$(DATADIR)/schemas-compiled
+	if ls $(BUILD)/schemas-compiled/*.etlc >/dev/null 2>&1; then \
+	    install -m 644 $(BUILD)/schemas-compiled/*.etlc $(DESTDIR)$(DATADIR)/schemas-compiled/; fi
+
 sanitize:
 	@$(MAKE) --no-print-directory check BUILD=build-san OPTFLAGS="-O1 -g -fno-omit-frame-pointer" \
 	    SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
