@@ -45,6 +45,10 @@ const char *fmt_buf_cstr(fmt_buf *tb)
 
 int fmt_buf_flush(fmt_buf *tb, const etl_sink *sink)
 {
+    if (sink->write == etl_keeper_write) {  /* -j: the text stays in tb (etl_sink_keeper) */
+        const etl_text_keeper *k = sink->ctx;
+        return tb->failed ? -1 : k->keep(k->ctx, tb);
+    }
     int rc = tb->failed ? -1 : 0;
     if (rc == 0 && tb->length > 0 && sink->write(sink->ctx, tb->data, tb->length) != 0) rc = -1;
     etl_textbuf_reset(tb);
@@ -99,6 +103,18 @@ static int stdio_write(void *ctx, const void *data, size_t length)
 etl_sink etl_sink_stdio(FILE *stream)
 {
     etl_sink s = {stdio_write, stream};
+    return s;
+}
+
+int etl_keeper_write(void *keeper, const void *data, size_t length)
+{
+    const etl_text_keeper *k = keeper;
+    return k->write(k->ctx, data, length);
+}
+
+etl_sink etl_sink_keeper(etl_text_keeper *keeper)
+{
+    etl_sink s = {etl_keeper_write, keeper};
     return s;
 }
 
