@@ -73,6 +73,16 @@ $ETLCONV testdata/etwanalyzer/TraceLoggingTester.etl.gz -o "$T/out/big.xml" -q &
 sleep 0.2; kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null
 test ! -e "$T/out/big.xml" || [ "$(tail -1 "$T/out/big.xml")" = "</Events>" ]; ok $? "interrupted run leaves no half file"
 check "$(ls -A "$T/out" | grep -c '^\.')" 0 "interrupted run leaves no temporary file"
+# a mapped input truncated by another program between the reader's size check and its access faults with
+# SIGBUS: one line, exit 2, no output file. The fault is sent by hand while the run waits on a FIFO input.
+mkfifo "$T/bus.fifo"; exec 3<>"$T/bus.fifo"
+$ETLCONV "$T/bus.fifo" -o "$T/out/bus.xml" -q 2> "$T/bus.err" & pid=$!
+i=0; while [ $i -lt 100 ] && ! ls -l /proc/$pid/fd 2>/dev/null | grep -q bus.fifo; do sleep 0.1; i=$((i + 1)); done
+printf 'partial' >&3; sleep 0.2; kill -BUS $pid; wait $pid; check $? 2 "bus error (input truncated while mapped): exit 2"
+exec 3>&-
+check "$(grep -c 'truncated or replaced while it was being read' "$T/bus.err")" 1 "bus error: one line says why"
+test ! -e "$T/out/bus.xml"; ok $? "bus error leaves no output file"
+check "$(ls -A "$T/out" | grep -c '^\.')" 0 "bus error leaves no temporary file"
 
 # a tracerpt command line as scripts write it
 case "$ETLCONV" in /*) E=$ETLCONV ;; *) E=$PWD/$ETLCONV ;; esac

@@ -30,6 +30,21 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/* A mapped input that shrinks under the reader (another program truncates it between the reader's size check
+ * and its access) faults with SIGBUS: say what happened in one line and leave no output file, instead of
+ * dying with a bus error. Only async-signal-safe calls here. */
+static void on_bus_error(int sig)
+{
+    static const char msg[] = "etlconv: error: an input file was truncated or replaced while it was being read "
+                              "(bus error); the conversion stopped and its output files were removed\n";
+    (void)sig;
+    ssize_t written = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)written;
+    etlconv_output_cleanup_on_signal();
+    etlconv_spool_cleanup();
+    _exit(ETLCONV_EXIT_FAILURE);
+}
+
 static int run_merged(const etlconv_options *opt, etl_schema_registry *registry, etl_schema_registry *exported)
 {
     etlconv_job job = {(const char *const *)opt->inputs, opt->input_count, opt->output, 1, NULL, exported,
@@ -61,6 +76,7 @@ static int finish_outputs(int status)
 int main(int argc, char **argv)
 {
     etlconv_outputs_begin();  /* every output is named at finish_outputs, all of them or none */
+    signal(SIGBUS, on_bus_error);
     if (argc > 1 && strcmp(argv[1], "diff") == 0) return finish_outputs(etlconv_diff_main(argc - 1, argv + 1));
     if (argc > 1 && strcmp(argv[1], "schemas") == 0)
         return finish_outputs(etlconv_schemas_command(argc - 1, argv + 1));
