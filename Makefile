@@ -20,8 +20,9 @@ CPPFLAGS  += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -Isrc \
 ALL_CFLAGS = $(WARNFLAGS) $(OPTFLAGS) $(SANFLAGS) $(DEPCFLAGS) $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 
-# Every library folder under src/ (and their subfolders, e.g. src/schema/wpp/) except the CLI.
-LIB_SRC     := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*'))
+# Every library folder under src/ (and their subfolders, e.g. src/schema/wpp/) except the CLI and src/tools/
+# (programs the build runs, e.g. the bundled-manifest compiler).
+LIB_SRC     := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*' -not -path 'src/tools/*'))
 FORMATS_SRC := $(sort $(wildcard formats/*.c))
 CLI_SRC     := $(sort $(wildcard src/cli/*.c))
 TEST_SRC    := $(sort $(wildcard tests/test_*.c))
@@ -107,6 +108,25 @@ $(BUILD)/bench/gen_trace: tests/bench/gen_trace.c $(LIBETL)
 $(BUILD)/bench/bench_run: tests/bench/bench_run.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $<
+
+# Compiled bundled manifests (issue 14; src/schema/compiled_set.h, docs/schemas.md): each bundled manifest parsed
+# once here by src/tools/schema_compile.c (the library's own parser), written as $(BUILD)/schemas-compiled/NAME.etlc,
+# keyed on the manifest's bytes. Rebuilt whenever the library or a manifest changes; installed beside the schemas.
+BUNDLED_MANIFESTS := $(sort $(wildcard src/schema/bundled/*.man src/schema/bundled/*.manifest src/schema/bundled/*.xml))
+COMPILED_SCHEMAS  := $(BUILD)/schemas-compiled/.stamp
+$(BUILD)/tools/schema_compile: src/tools/schema_compile.c $(LIBETL)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBETL) $(DEPLIBS) -lm
+$(COMPILED_SCHEMAS): $(BUILD)/tools/schema_compile $(BUNDLED_MANIFESTS)
+	@mkdir -p $(dir $@)
+	$(BUILD)/tools/schema_compile $(dir $@) $(BUNDLED_MANIFESTS) && touch $@
+all build-tests: $(COMPILED_SCHEMAS)
+.PHONY: install-compiled-schemas
+install: install-compiled-schemas
+install-compiled-schemas: $(COMPILED_SCHEMAS)
+	install -d $(DESTDIR)$(DATADIR)/schemas-compiled
+	if ls $(BUILD)/schemas-compiled/*.etlc >/dev/null 2>&1; then \
+	    install -m 644 $(BUILD)/schemas-compiled/*.etlc $(DESTDIR)$(DATADIR)/schemas-compiled/; fi
 
 sanitize:
 	@$(MAKE) --no-print-directory check BUILD=build-san OPTFLAGS="-O1 -g -fno-omit-frame-pointer" \

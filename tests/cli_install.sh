@@ -12,7 +12,8 @@ if make -s install PREFIX=$prefix DESTDIR="$dest" BUILD="${BUILD:-build}" >/dev/
 root=$dest$prefix
 for f in bin/etlconv lib/libetl.a include/etl/etl.h include/etl/etl_schema.h include/etl/etl_writer.h \
          lib/pkgconfig/libetl.pc share/man/man1/etlconv.1 share/etlconv/schemas/ClrEtwAll.man \
-         share/etlconv/schemas/ClrEtwRuntimeAdditions.man share/etlconv/schemas/ClrEtwRuntimeAdditions.NOTICE; do
+         share/etlconv/schemas/ClrEtwRuntimeAdditions.man share/etlconv/schemas/ClrEtwRuntimeAdditions.NOTICE \
+         share/etlconv/schemas-compiled/ClrEtwAll.man.etlc; do
   [ -f "$root/$f" ] && ok "installed $f" || no "installed $f"
 done
 # The bundled .NET manifests are found relative to the installed binary: gcevents' 69 runtime events

@@ -53,6 +53,9 @@ etl_event_info *etl_schema_set_add_event(etl_schema_set *set);
 etl_set_provider *etl_schema_set_add_provider(etl_schema_set *set);
 /* Sorts events by (provider GUID, id, version); handy for comparisons and export. */
 void etl_schema_set_sort(etl_schema_set *set);
+/* 1 when two descriptions are the same to a caller: every field but the serial, strings and maps by content,
+ * an array that is NULL as one with no entries (registry.c). */
+int etl_event_info_same(const etl_event_info *a, const etl_event_info *b);
 /* Adds every event (ETL_KEY_MANIFEST) and provider name to the registry with the given source. */
 int etl_schema_set_register(const etl_schema_set *set, etl_schema_registry *registry, etl_schema_source source,
                             etl_error *err);

@@ -21,6 +21,7 @@
 
 #include "etl/etl_schema.h"
 #include "schema/deferred_files.h"
+#include "schema/manifest_model.h"
 #include "schema/wpp/wpp.h"
 
 /* ---- arena ------------------------------------------------------------------------------------------- */
@@ -384,35 +385,36 @@ static int same_text(const char *a, const char *b) { return a == b || (a && b &&
 static int same_map(const etl_map_info *a, const etl_map_info *b)
 {
     if (a == b) return 1;
-    if (!a || !b || !same_text(a->name, b->name) || a->flags != b->flags ||
-        a->entry_count != (b->entries ? b->entry_count : 0))
-        return 0;
-    for (uint32_t i = 0; i < a->entry_count; i++)
+    if (!a || !b) return 0;
+    uint32_t ea = a->entries ? a->entry_count : 0, eb = b->entries ? b->entry_count : 0;
+    if (!same_text(a->name, b->name) || a->flags != b->flags || ea != eb) return 0;
+    for (uint32_t i = 0; i < ea; i++)
         if (a->entries[i].value != b->entries[i].value || !same_text(a->entries[i].name, b->entries[i].name))
             return 0;
     return 1;
 }
 
-/* `stored` was copied by copy_info (so its counts are consistent); `info` comes from a source. */
-static int same_info(const etl_event_info *stored, const etl_event_info *info)
+/* Every field a lookup's caller sees (not the serial), with the counts etl_schema_registry_add copies (an
+ * array that is NULL counts 0 entries). Also the compiled-set check (compiled_set.c). */
+int etl_event_info_same(const etl_event_info *x, const etl_event_info *y)
 {
-    uint32_t properties = info->properties ? info->property_count : 0;
-    uint32_t keywords = info->keyword_names ? info->keyword_name_count : 0;
-    if (stored->source != info->source || !etl_guid_equal(&stored->provider_guid, &info->provider_guid) ||
-        !etl_guid_equal(&stored->event_guid, &info->event_guid) ||
-        memcmp(&stored->descriptor, &info->descriptor, sizeof info->descriptor) != 0 ||
-        stored->property_count != properties || stored->keyword_name_count != keywords ||
-        stored->top_level_count != (info->top_level_count > properties ? properties : info->top_level_count))
+    uint32_t kx = x->keyword_names ? x->keyword_name_count : 0, ky = y->keyword_names ? y->keyword_name_count : 0;
+    uint32_t px = x->properties ? x->property_count : 0, py = y->properties ? y->property_count : 0;
+    if (x->source != y->source || !etl_guid_equal(&x->provider_guid, &y->provider_guid) ||
+        !etl_guid_equal(&x->event_guid, &y->event_guid) ||
+        memcmp(&x->descriptor, &y->descriptor, sizeof x->descriptor) != 0 || kx != ky || px != py ||
+        (x->top_level_count > px ? px : x->top_level_count) != (y->top_level_count > py ? py : y->top_level_count))
         return 0;
-    if (!same_text(stored->provider_name, info->provider_name) || !same_text(stored->event_name, info->event_name) ||
-        !same_text(stored->task_name, info->task_name) || !same_text(stored->opcode_name, info->opcode_name) ||
-        !same_text(stored->level_name, info->level_name) || !same_text(stored->channel_name, info->channel_name) ||
-        !same_text(stored->message, info->message) || !same_text(stored->provider_message, info->provider_message))
+    if (!same_text(x->provider_name, y->provider_name) || !same_text(x->event_name, y->event_name) ||
+        !same_text(x->task_name, y->task_name) || !same_text(x->opcode_name, y->opcode_name) ||
+        !same_text(x->level_name, y->level_name) || !same_text(x->channel_name, y->channel_name) ||
+        !same_text(x->message, y->message) || !same_text(x->provider_message, y->provider_message) ||
+        !same_text(x->user_data, y->user_data))
         return 0;
-    for (uint32_t i = 0; i < keywords; i++)
-        if (!same_text(stored->keyword_names[i], info->keyword_names[i])) return 0;
-    for (uint32_t i = 0; i < properties; i++) {
-        const etl_property_info *a = &stored->properties[i], *b = &info->properties[i];
+    for (uint32_t i = 0; i < kx; i++)
+        if (!same_text(x->keyword_names[i], y->keyword_names[i])) return 0;
+    for (uint32_t i = 0; i < px; i++) {
+        const etl_property_info *a = &x->properties[i], *b = &y->properties[i];
         if (!same_text(a->name, b->name) || a->flags != b->flags || a->in_type != b->in_type ||
             a->out_type != b->out_type || a->struct_start != b->struct_start || a->struct_count != b->struct_count ||
             a->count != b->count || a->length != b->length || !same_map(a->map, b->map))
@@ -542,7 +544,7 @@ int etl_schema_registry_add(etl_schema_registry *r, const etl_event_info *info, 
     if (r->slots[slot]) {
         schema_entry *e = &r->entries[r->slots[slot] - 1];
         if (info->source > e->info->source) return ETL_OK; /* a later source never overrides */
-        if (same_info(e->info, info)) return ETL_OK;       /* re-sent unchanged: keep the copy we have */
+        if (etl_event_info_same(e->info, info)) return ETL_OK;       /* re-sent unchanged: keep the copy we have */
         etl_event_info *copy = copy_info(r, info);
         if (!copy) return ETL_ERR_NOMEM;
         e->info = copy;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "schema/compiled_set.h"
 #include "schema/deferred_files.h"
 #include "schema/manifest_model.h"
 
@@ -118,7 +119,10 @@ static void load_deferred_manifest(etl_schema_registry *registry, const char *pa
 static int defer_manifest(walk_state *w, const char *path, const unsigned char *data, size_t size)
 {
     etl_guid *guids = malloc(ETL_DEFERRED_MAX_GUIDS * sizeof *guids);
-    size_t count = guids ? etl_deferred_scan_guids(data, size, guids, ETL_DEFERRED_MAX_GUIDS) : 0;
+    size_t count = 0;
+    /* a bundled manifest compiled for exactly these bytes carries the scan's result (compiled_set.h) */
+    if (guids && etl_compiled_bundled_guids(path, data, size, guids, ETL_DEFERRED_MAX_GUIDS, &count) != ETL_OK)
+        count = etl_deferred_scan_guids(data, size, guids, ETL_DEFERRED_MAX_GUIDS);
     int deferred =
         count && etl_schema_registry_defer_file(w->registry, path, guids, count, load_deferred_manifest) == ETL_OK;
     free(guids);
@@ -174,8 +178,10 @@ static void load_one(walk_state *w, const char *path, int strict)
         return;
     }
     if (rc == ETL_OK) {
-        /* inside a folder, XML that is no instrumentation manifest is skipped (and counted) */
+        /* inside a folder, XML that is no instrumentation manifest is skipped (and counted); a bundled manifest
+         * compiled at build time for exactly these bytes is not parsed again (compiled_set.h) */
         if (!strict && !looks_like_schema(data, size)) rc = 1, w->stats.not_manifest++;
+        else if (w->source == ETL_SOURCE_BUNDLED && etl_compiled_bundled_load(&set, path, data, size) == ETL_OK) rc = ETL_OK;
         else rc = etl_manifest_parse(&set, (const char *)data, size, path, &e);
         free(data);
     }
@@ -295,38 +301,16 @@ int etl_schema_load_path(etl_schema_registry *registry, const char *path, etl_sc
     return rc;
 }
 
-static int is_dir(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* The bundled folder, first found of: next to the running program in the installed layout
  * (PREFIX/bin/etlconv → PREFIX/share/etlconv/schemas, so `make install PREFIX=...` works without a rebuild),
  * the source tree when running from the build tree (build/etlconv, build/tests/test_x), the folder compiled
  * in (for programs that link libetl), and the source tree under the current directory. */
 static int bundled_dir(char *out, size_t size)
 {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = '\0';
-        static const char *const rel[] = {"/../share/etlconv/schemas", "/../src/schema/bundled",
-                                          "/../../src/schema/bundled"};
-        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
-            if ((size_t)snprintf(out, size, "%s%s", exe, rel[i]) < size && is_dir(out)) return 0;
-    }
-    if (is_dir(ETL_BUNDLED_SCHEMA_DIR)) {
-        snprintf(out, size, "%s", ETL_BUNDLED_SCHEMA_DIR);
-        return 0;
-    }
-    if (is_dir("src/schema/bundled")) {
-        snprintf(out, size, "src/schema/bundled");
-        return 0;
-    }
-    return -1;
+    static const char *const rel[] = {"/../share/etlconv/schemas", "/../src/schema/bundled",
+                                      "/../../src/schema/bundled"};
+    if (etl_schema_dir_near_exe(rel, sizeof rel / sizeof rel[0], ETL_BUNDLED_SCHEMA_DIR, out, size) == 0) return 0;
+    return etl_schema_dir_near_exe(NULL, 0, "src/schema/bundled", out, size);
 }
 
 int etl_schema_load_bundled(etl_schema_registry *registry, etl_error *err)
