@@ -20,8 +20,9 @@ CPPFLAGS  += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -Isrc \
 ALL_CFLAGS = $(WARNFLAGS) $(OPTFLAGS) $(SANFLAGS) $(DEPCFLAGS) $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 
-# Every library folder under src/ (and their subfolders, e.g. src/schema/wpp/) except the CLI.
-LIB_SRC     := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*'))
+# Every library folder under src/ (and their subfolders, e.g. src/schema/wpp/) except the CLI and src/tools/
+# (programs the build runs, e.g. the bundled-manifest compiler).
+LIB_SRC     := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*' -not -path 'src/tools/*'))
 FORMATS_SRC := $(sort $(wildcard formats/*.c))
 CLI_SRC     := $(sort $(wildcard src/cli/*.c))
 TEST_SRC    := $(sort $(wildcard tests/test_*.c))
@@ -109,11 +110,11 @@ $(BUILD)/bench/bench_run: tests/bench/bench_run.c
 	$(CC) $(ALL_CFLAGS) -o $@ $<
 
 # Compiled bundled manifests (issue 14; src/schema/compiled_set.h, docs/schemas.md): each bundled manifest parsed
-# once here by tools/schema_compile (the library's own parser), written as $(BUILD)/schemas-compiled/NAME.etlc,
+# once here by src/tools/schema_compile.c (the library's own parser), written as $(BUILD)/schemas-compiled/NAME.etlc,
 # keyed on the manifest's bytes. Rebuilt whenever the library or a manifest changes; installed beside the schemas.
 BUNDLED_MANIFESTS := $(sort $(wildcard src/schema/bundled/*.man src/schema/bundled/*.manifest src/schema/bundled/*.xml))
 COMPILED_SCHEMAS  := $(BUILD)/schemas-compiled/.stamp
-$(BUILD)/tools/schema_compile: tools/schema_compile.c $(LIBETL)
+$(BUILD)/tools/schema_compile: src/tools/schema_compile.c $(LIBETL)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBETL) $(DEPLIBS) -lm
 $(COMPILED_SCHEMAS): $(BUILD)/tools/schema_compile $(BUNDLED_MANIFESTS)

@@ -87,6 +87,9 @@ int fmt_end_nothing(void *state, const etl_run_totals *totals);
  * CR, LF and other control characters as \\ \t \r \n \xHH, so a row stays one line. */
 void fmt_table_separator(fmt_line_writer *st);
 void fmt_table_cell(fmt_line_writer *st, const char *value);
+/* fmt_table_cell of the value of each ETL_FIELD_VALUE among fields[0, count), the usual clean values through
+ * one local pointer (one room check per cell, no call). */
+void fmt_table_value_cells(fmt_line_writer *st, const etl_field *fields, size_t count);
 /* The same through the escaping loop only: fmt_table_cell skips it for text that needs no escaping
  * (tests/test_table_cells.c checks both give the same bytes on every corpus value). */
 void fmt_table_cell_general(fmt_line_writer *st, const char *value);

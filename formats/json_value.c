@@ -112,6 +112,15 @@ static const unsigned char *escape_some(char **out, const unsigned char *s, cons
     return s;
 }
 
+/* The n bytes at v (n <= ESCAPE_PIECE) escaped at p (room: ESCAPE_GROWTH * n + 8); returns the end. Not
+ * inlined: the caller's write pointer stays in a register (escape_some takes its address). */
+__attribute__((noinline)) static char *escape_whole(char *p, const char *v, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)v;
+    escape_some(&p, s, s + n, s + n);
+    return p;
+}
+
 /* Longer texts are escaped in pieces of this size (the line buffer grows by at most 6 times it). */
 #define ESCAPE_PIECE 65536u
 
@@ -137,17 +146,18 @@ static void put_string_n(fmt_buf *tb, const char *value, size_t n)
 void fmt_json_string(fmt_buf *tb, const char *value)
 {
     if (!value) value = "";
-    size_t n = fmt_json_clean_length(value);  /* one pass: length and "as is" (most names and values are short) */
-    if (!value[n]) {
-        char *p = fmt_put_begin(tb, n + 2);
-        if (!p) return;
-        *p++ = '"';
-        p = fmt_w_mem(p, value, n);
-        *p++ = '"';
-        fmt_put_end(tb, p);
+    int clean;
+    size_t n = fmt_json_scan(value, &clean);  /* one pass: length and "as is" */
+    if (!clean) {
+        put_string_n(tb, value, n);
         return;
     }
-    put_string_n(tb, value, n + strlen(value + n));
+    char *p = fmt_put_begin(tb, n + 18); /* fmt_w_short writes up to 16 bytes */
+    if (!p) return;
+    *p++ = '"';
+    p = fmt_w_short(p, value, n);
+    *p++ = '"';
+    fmt_put_end(tb, p);
 }
 
 void fmt_json_u64(fmt_buf *tb, uint64_t value, int as_string)
@@ -202,6 +212,29 @@ __attribute__((always_inline)) static inline size_t integer_length(const char *s
     return *p || p == start ? 0 : (size_t)(p - s);
 }
 
+#if defined(__SSE2__)
+/* One bit per byte of the 16 bytes at the 16-aligned `block` that is not a decimal digit (NUL among them). */
+__attribute__((no_sanitize_address)) static inline unsigned non_digit16(const void *block)
+{
+    __m128i v = _mm_load_si128((const __m128i *)block);
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8('0')),
+                                                    _mm_cmpgt_epi8(v, _mm_set1_epi8('9'))));
+}
+
+/* integer_length's answer with the digits found by the aligned 16-byte scan (fmt_scan16). */
+__attribute__((no_sanitize_address)) static inline size_t integer_length_scan(const char *s)
+{
+    if (!s) return 0;
+    const char *start = s + (s[0] == '-');
+    if (*start == '0') return start[1] ? 0 : (size_t)(start + 1 - s);
+    int digits;
+    size_t n = fmt_scan16(start, &digits, non_digit16);
+    return digits && n ? (size_t)(start - s) + n : 0;
+}
+#else
+#define integer_length_scan integer_length
+#endif
+
 /* Kinds by in/out type for fields without a value map (etl_value_kind_of's answers, asked once): the kind is
  * needed for every value and the rule's chain of tests showed in profiles. */
 #define KIND_IN_TYPES 32
@@ -216,6 +249,11 @@ static void fill_kind_table(void)
         for (uint16_t out = 0; out < KIND_OUT_TYPES; out++)
             kind_table[in][out] = (unsigned char)etl_value_kind_of(in, out, NULL);
     atomic_store_explicit(&kind_table_ready, 1, memory_order_release);
+}
+
+static inline void kind_table_ensure(void)
+{
+    if (!atomic_load_explicit(&kind_table_ready, memory_order_acquire)) pthread_once(&kind_table_once, fill_kind_table);
 }
 
 static inline etl_value_kind kind_of(const etl_field *f)
@@ -286,34 +324,232 @@ __attribute__((always_inline)) static inline void put_value(fmt_buf *tb, int com
     fmt_put_end(tb, p);
 }
 
+/* A value's text as w_value measured it: with SSE2 its first 16 bytes, kept when they hold all of it, so that
+ * the scan's load is also the copy. */
+typedef struct value_head {
+#if defined(__SSE2__)
+    __m128i bytes;
+#endif
+    int whole; /* bytes holds the whole value (fewer than 16 bytes) */
+} value_head;
+
+#if defined(__SSE2__)
+/* The 16 bytes at text in h->bytes when they lie in one 4 KiB block (readable whatever follows the NUL, like
+ * fmt_w_short: hence the attribute); 0 when they do not. */
+__attribute__((no_sanitize_address)) static inline int load_head(const char *text, value_head *h)
+{
+    if (((uintptr_t)text & 4095) > 4096 - 16) return 0;
+    h->bytes = _mm_loadu_si128((const __m128i *)(const void *)text);
+    return 1;
+}
+#endif
+
+/* integer_length of s, from its first 16 bytes when they hold it. */
+__attribute__((always_inline)) static inline size_t integer_value(const char *s, value_head *h)
+{
+    h->whole = 0;
+#if defined(__SSE2__)
+    if (s && load_head(s, h)) {
+        __m128i x = h->bytes;
+        unsigned minus = (unsigned)(_mm_cvtsi128_si32(x) & 0xFF) == '-';
+        unsigned other = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8('0')),
+                                                                  _mm_cmpgt_epi8(x, _mm_set1_epi8('9'))));
+        other &= ~minus; /* bit 0: the sign */
+        if (other) {     /* else 16 digits or more: the scan below */
+            unsigned k = (unsigned)__builtin_ctz(other);
+            unsigned nul = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128()));
+            if (!(nul >> k & 1) || k == minus || (s[minus] == '0' && k != minus + 1)) return 0;
+            h->whole = 1;
+            return k;
+        }
+    }
+#endif
+    return integer_length_scan(s);
+}
+
+/* The length of string v, and in *clean whether it is copied as is (fmt_json_scan's answers). */
+__attribute__((always_inline)) static inline size_t string_value(const char *v, int *clean, value_head *h)
+{
+    h->whole = 0;
+#if defined(__SSE2__)
+    if (load_head(v, h)) {
+        __m128i x = h->bytes;
+        unsigned special = (unsigned)_mm_movemask_epi8(
+            _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
+                         _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\')))));
+        if (special) { /* else 16 clean bytes or more: the scan below */
+            size_t k = (size_t)__builtin_ctz(special);
+            *clean = h->whole = v[k] == 0;
+            return *clean ? k : k + strlen(v + k);
+        }
+    }
+#endif
+    return fmt_json_scan(v, clean);
+}
+
+/* The n bytes of v at p (up to 16 bytes written when n is smaller): from h when it holds them. */
+__attribute__((always_inline)) static inline char *w_head(char *p, const value_head *h, const char *v, size_t n)
+{
+#if defined(__SSE2__)
+    if (h->whole) {
+        _mm_storeu_si128((__m128i *)(void *)p, h->bytes);
+        return p + n;
+    }
+#endif
+    return fmt_w_short(p, v, n);
+}
+
+/* Room for a member besides its value and twice its key: comma, what the 16-byte block copies of the key
+ * write past it (up to 32 bytes each), quotes, the ",\".value\":" of a mapped value and its number, and a
+ * closing bracket. */
+#define MEMBER_ROOM 128
+/* The room reserved at once for the members (grown as needed): most events fit, one reserve per event. */
+#define MEMBERS_ROOM 4096
+
+/* One value of kind `kind` at p, after [,] and the member key (key_length bytes of cached text, padded:
+ * FMT_STATIC_TEXT_PAD; none when key_length is 0), with room checked against *limit; returns the end, or
+ * NULL when memory ran out. Strings are measured and checked in one scan and copied as is when clean, else
+ * escaped in place (escape_some: the same bytes as put_string_n); floats and booleans (few) go through the
+ * buffer's own appends. */
+__attribute__((always_inline)) static inline char *w_value(fmt_buf *tb, char *p, char **limit, int comma,
+                                                          const char *key, size_t key_length, const etl_field *f,
+                                                          etl_value_kind kind, int wide_as_string)
+{
+    size_t n, need;
+    int clean = 1, quoted = 0;
+    const char *v = f->value ? f->value : "";
+    value_head head;
+    if (kind == ETL_VALUE_INTEGER) {
+        n = integer_value(f->value, &head);
+        quoted = wide_as_string && n && etl_value_is_wide(f->in_type);
+        need = n + 16; /* fmt_w_short */
+    } else if (kind == ETL_VALUE_FLOAT || kind == ETL_VALUE_BOOLEAN) {
+        fmt_put_end(tb, p);
+        put_value_other(tb, comma, key, key_length, f, kind, 0);
+        return fmt_room(tb, MEMBERS_ROOM, limit);
+    } else {
+        n = string_value(v, &clean, &head);
+        if (!clean && n > ESCAPE_PIECE) { /* a long text: in pieces */
+            fmt_put_end(tb, p);
+            put_value_other(tb, comma, key, key_length, f, kind, 0);
+            return fmt_room(tb, MEMBERS_ROOM, limit);
+        }
+        need = clean ? n + 16 : n * ESCAPE_GROWTH + 8;
+    }
+    need += 2 * key_length + MEMBER_ROOM; /* a mapped value's number is keyed by the key again */
+    if ((size_t)(*limit - p) <= need) {
+        fmt_put_end(tb, p);
+        if (!(p = fmt_room(tb, need + MEMBERS_ROOM, limit))) return NULL;
+    }
+    if (comma) *p++ = ',';
+    if (key_length) p = fmt_w_padded(p, key, key_length);
+    if (kind == ETL_VALUE_INTEGER) {
+        if (!n) {
+            FMT_W_LIT(p, "null");  /* a value that did not fit its type */
+        } else {
+            if (quoted) *p++ = '"';
+            p = w_head(p, &head, f->value, n);
+            if (quoted) *p++ = '"';
+        }
+        return p;
+    }
+    *p++ = '"';
+    if (clean) {
+        p = w_head(p, &head, v, n);
+    } else {
+        p = escape_whole(p, v, n);
+    }
+    *p++ = '"';
+    return p;
+}
+
+/* The members of the usual event, fmt_json_fields' fast path: top-level values and arrays of values whose
+ * keys are cached, through one local pointer. Stops at the first field it does not take (a struct, an array
+ * of structs or of mapped values, a key not cached) and returns its index; *members counts the members
+ * written. put_range writes the same text for these fields (tests/test_json_escape.c compares them). */
+static size_t put_cached(fmt_buf *tb, const etl_decoded_event *ev, size_t stop, int flags,
+                         const fmt_static_names *names, size_t *members)
+{
+    int wide_as_string = (flags & FMT_JSON_WIDE_STRINGS) != 0, map_numbers = !(flags & FMT_JSON_NO_MAP_NUMBERS);
+    const fmt_static_names keys = *names;  /* a local copy: the text written cannot alias it */
+    const etl_field *fields = ev->fields;
+    size_t i = 0, count = 0;
+    char *limit, *p = fmt_room(tb, MEMBERS_ROOM, &limit);
+    while (p && i < stop) {
+        const etl_field *f = &fields[i];
+        const char *key;
+        size_t key_length;
+        if ((f->kind != ETL_FIELD_VALUE && f->kind != ETL_FIELD_ARRAY_BEGIN) ||
+            (key = fmt_static_name(&keys, f, &key_length)) == NULL)
+            break;
+        if (f->kind == ETL_FIELD_ARRAY_BEGIN) {
+            size_t end = i + 1;
+            while (end < stop && fields[end].kind == ETL_FIELD_VALUE) end++;
+            if (end == stop || fields[end].kind != ETL_FIELD_ARRAY_END ||
+                (map_numbers && fields[end].property &&
+                 etl_property_value_kind(fields[end].property) == ETL_VALUE_MAPPED))
+                break;
+            if ((size_t)(limit - p) <= key_length + MEMBER_ROOM) {
+                fmt_put_end(tb, p);
+                if (!(p = fmt_room(tb, key_length + MEMBER_ROOM + MEMBERS_ROOM, &limit))) break;
+            }
+            if (count) *p++ = ',';
+            p = fmt_w_padded(p, key, key_length);
+            *p++ = '[';
+            /* the elements of one array share property and types: the kind is asked once */
+            const etl_field *last = NULL;
+            etl_value_kind kind = ETL_VALUE_STRING;
+            for (size_t k = i + 1; p && k < end; k++) {
+                const etl_field *e = &fields[k];
+                if (!last || e->property != last->property || e->in_type != last->in_type ||
+                    e->out_type != last->out_type)
+                    kind = kind_of(last = e);
+                p = w_value(tb, p, &limit, k > i + 1, NULL, 0, e, kind, wide_as_string);
+            }
+            if (!p) break;
+            *p++ = ']'; /* MEMBER_ROOM is always left after a value */
+            i = end + 1;
+            count++;
+            continue;
+        }
+        etl_value_kind kind = kind_of(f);
+        p = w_value(tb, p, &limit, count != 0, key, key_length, f, kind, wide_as_string);
+        if (p && kind == ETL_VALUE_MAPPED && map_numbers) {
+            /* "NAME.value":NUMBER, the key from the cached "NAME": without its last two bytes */
+            uint64_t number;
+            *p++ = ',';
+            p = fmt_w_padded(p, key, key_length - 2);
+            FMT_W_LIT(p, ".value\":");
+            if (ev->field_bytes && etl_value_mapped_number(&ev->field_bytes[i], &number)) {
+                int quoted = wide_as_string && etl_value_is_wide(f->in_type);
+                if (quoted) *p++ = '"';
+                p = fmt_w_u64(p, number);
+                if (quoted) *p++ = '"';
+            } else {
+                FMT_W_LIT(p, "null");
+            }
+        }
+        i++;
+        count++;
+    }
+    if (p) fmt_put_end(tb, p);
+    *members = count;
+    return p ? i : stop;
+}
+
 /* The walk behind fmt_json_members (root '{': members) and fmt_json_value (root 0: one bare value). */
 static size_t put_range(fmt_buf *tb, const etl_decoded_event *ev, size_t first, size_t end, int root, int flags,
-                        const fmt_static_names *names)
+                        const fmt_static_names *names, size_t members)
 {
     int wide_as_string = (flags & FMT_JSON_WIDE_STRINGS) != 0, map_numbers = !(flags & FMT_JSON_NO_MAP_NUMBERS);
     char open[MAX_NESTING];  /* '{' or '[' per open container */
     int fresh[MAX_NESTING];  /* nothing written in it yet */
     size_t begin_at[MAX_NESTING];
     int top = 0, skipped = 0;
-    size_t members = 0;
-    if (!atomic_load_explicit(&kind_table_ready, memory_order_acquire)) pthread_once(&kind_table_once, fill_kind_table);
+    kind_table_ensure();
     open[0] = (char)root;
     begin_at[0] = first;
     size_t i = first, stop = end < ev->field_count ? end : ev->field_count;
-    if (names && root == '{') { /* the usual event: top-level values with cached keys, one short step each */
-        const fmt_static_names keys = *names;  /* a local copy: the text written cannot alias it */
-        const etl_field *fields = ev->fields;
-        for (; i < stop; i++) {
-            const etl_field *f = &fields[i];
-            const char *key;
-            size_t key_length;
-            if (f->kind != ETL_FIELD_VALUE || (key = fmt_static_name(&keys, f, &key_length)) == NULL) break;
-            etl_value_kind kind = kind_of(f);
-            if (kind == ETL_VALUE_MAPPED && map_numbers) break;
-            put_value(tb, members != 0, key, key_length, f, kind, wide_as_string);
-            members++;
-        }
-    }
     fresh[0] = members == 0;
     for (; i < stop; i++) {
         const etl_field *f = &ev->fields[i];
@@ -402,18 +638,22 @@ static size_t put_range(fmt_buf *tb, const etl_decoded_event *ev, size_t first, 
 
 size_t fmt_json_members(fmt_buf *tb, const etl_decoded_event *ev, size_t first, size_t end, int flags)
 {
-    return put_range(tb, ev, first, end, '{', flags, NULL);
+    return put_range(tb, ev, first, end, '{', flags, NULL, 0);
 }
 
 size_t fmt_json_fields(fmt_buf *tb, const etl_decoded_event *ev, int flags, const fmt_static_text *keys)
 {
     fmt_static_names names = fmt_static_names_of(keys, ev);
-    return put_range(tb, ev, 0, ev->field_count, '{', flags, names.properties ? &names : NULL);
+    if (!names.properties) return put_range(tb, ev, 0, ev->field_count, '{', flags, NULL, 0);
+    kind_table_ensure();
+    size_t members, i = put_cached(tb, ev, ev->field_count, flags, &names, &members);
+    /* the rest (a struct, an array of structs...) key by key, cached keys where they fit */
+    return i < ev->field_count ? put_range(tb, ev, i, ev->field_count, '{', flags, &names, members) : members;
 }
 
 void fmt_json_value(fmt_buf *tb, const etl_decoded_event *ev, size_t first, size_t end, int flags)
 {
     size_t before = tb->length;
-    put_range(tb, ev, first, end, 0, flags, NULL);
+    put_range(tb, ev, first, end, 0, flags, NULL, 0);
     if (tb->length == before) etl_textbuf_puts(tb, "null");
 }

@@ -3,6 +3,9 @@
 #ifndef ETL_FORMATS_JSON_VALUE_H
 #define ETL_FORMATS_JSON_VALUE_H
 
+#include <string.h>
+
+#include "fast_text.h"
 #include "format_util.h"
 
 /* Version of the typed JSON layout (the "schema" member of every JSON Lines object). */
@@ -30,6 +33,34 @@ static inline size_t fmt_json_clean_length(const char *text)
         if (fmt_json_special[s[n + 3]]) return n + 3;
     }
 }
+
+#if defined(__SSE2__)
+/* One bit per byte of the 16 bytes at the 16-aligned `block` that fmt_json_special flags (exact: a signed
+ * compare with 0x20 catches NUL, the controls and every byte from 0x80; then '"' and '\\'). fmt_scan16's
+ * test, not sanitized like it. */
+__attribute__((no_sanitize_address)) static inline unsigned fmt_json_special16(const void *block)
+{
+    __m128i v = _mm_load_si128((const __m128i *)block);
+    __m128i hit = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+                               _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+    return (unsigned)_mm_movemask_epi8(hit);
+}
+
+/* The length of text, and in *clean whether a JSON string copies all of it as is (no escape, no U+FFFD
+ * check): one pass over aligned 16-byte blocks (fmt_scan16; tests/test_json_escape.c checks it on every
+ * corpus string and on texts ending at a page's end). */
+__attribute__((no_sanitize_address)) static inline size_t fmt_json_scan(const char *text, int *clean)
+{
+    return fmt_scan16(text, clean, fmt_json_special16);
+}
+#else
+static inline size_t fmt_json_scan(const char *text, int *clean)
+{
+    size_t n = fmt_json_clean_length(text);
+    *clean = text[n] == 0;
+    return *clean ? n : n + strlen(text + n);
+}
+#endif
 
 /* An unsigned integer: a JSON number, or with `as_string` its decimal digits as a string. */
 void fmt_json_u64(fmt_buf *tb, uint64_t value, int as_string);

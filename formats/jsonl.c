@@ -81,9 +81,63 @@ static void build_static(void *state, const etl_decoded_event *ev, fmt_buf *text
 }
 
 
-/* One line; `s` the static text of ev, or NULL to render it here. */
+/* Text of the event before that most events repeat: the pid/tid pair (runs of one thread) and the high
+ * digits of the raw timestamp (events come in time order). */
+typedef struct jsonl_memo {
+    uint32_t pid, tid;
+    int ids_valid;
+    size_t ids_length;
+    char ids[48];        /* ",\"pid\":P,\"tid\":T" (at most 34 bytes) */
+    int64_t high;        /* raw timestamp / 10^4 whose digits are high_text; 0: none */
+    size_t high_length;
+    char high_text[24];
+} jsonl_memo;
+
+typedef struct jsonl_state {
+    fmt_line_writer line; /* first member: the line-writer helpers take it */
+    jsonl_memo memo;
+} jsonl_state;
+
+/* The raw timestamp's digits at p (at most 24 bytes written); with a memo the digits above the last four are
+ * those of the event before while they are the same. */
+static inline char *w_raw_timestamp(jsonl_memo *m, char *p, int64_t value)
+{
+    if (!m || value < 10000) return fmt_w_i64(p, value);
+    int64_t high = value / 10000;
+    if (high != m->high) {
+        m->high_length = (size_t)(fmt_w_u64(m->high_text, (uint64_t)high) - m->high_text);
+        m->high = high;
+    }
+    memcpy(p, m->high_text, sizeof m->high_text);
+    p += m->high_length;
+    fmt_w_digits(p + 4, (uint32_t)(value - high * 10000), 4);
+    return p + 4;
+}
+
+/* ,"pid":P,"tid":T at p (at most 48 bytes written); with a memo kept while the pair repeats. */
+static inline char *w_ids(jsonl_memo *m, char *p, uint32_t pid, uint32_t tid)
+{
+    if (!m) {
+        FMT_W_LIT(p, ",\"pid\":");
+        p = fmt_w_u64(p, pid);
+        FMT_W_LIT(p, ",\"tid\":");
+        return fmt_w_u64(p, tid);
+    }
+    if (!m->ids_valid || m->pid != pid || m->tid != tid) {
+        m->ids_length = (size_t)(w_ids(NULL, m->ids, pid, tid) - m->ids);
+        m->pid = pid, m->tid = tid, m->ids_valid = 1;
+    }
+    memcpy(p, m->ids, sizeof m->ids);
+    return p + m->ids_length;
+}
+
+/* Bytes a head reservation needs besides its static parts and process name: the numbers, GUIDs, time and
+ * literals, and what the 16-byte block copies write past their text. */
+#define HEAD_ROOM 512
+
+/* One line; `s` the static text of ev, or NULL to render it here; `memo` NULL when there is none. */
 static void jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *options,
-                       const etl_decoded_event *ev, const fmt_static_text *s)
+                       const etl_decoded_event *ev, const fmt_static_text *s, jsonl_memo *memo)
 {
     const etl_event_record *r = ev->record;
     const etl_event_header *h = &r->header;
@@ -93,8 +147,9 @@ static void jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *
     const char *names = s ? fmt_static_part(s, SEG_NAMES, &names_length) : NULL;
     const char *source = s ? fmt_static_part(s, SEG_SOURCE, &source_length) : NULL;
     const char *process = ev->process_name;
-    int process_clean = process && !process[process_length = fmt_json_clean_length(process)];
-    char *p = fmt_put_begin(tb, 384 + names_length + source_length + process_length);
+    int process_clean = 0;
+    if (process) process_length = fmt_json_scan(process, &process_clean);
+    char *p = fmt_put_begin(tb, HEAD_ROOM + names_length + source_length + (process_clean ? process_length : 0));
     if (!p) return;
     FMT_W_LIT(p, "{\"time\":");
     if (options->stable) {  /* relative time (or none), no raw timestamp */
@@ -108,35 +163,33 @@ static void jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *
         }
     } else {
         *p++ = '"';
-        p = fmt_w_event_time(clock, h->timestamp, 7, p);
+        p = fmt_w_time(clock, h->timestamp, 7, p);
         FMT_W_LIT(p, "\",\"timestamp\":");
         if (wide) *p++ = '"';
-        p = fmt_w_i64(p, r->raw_timestamp);
+        p = w_raw_timestamp(memo, p, r->raw_timestamp);
         if (wide) *p++ = '"';
     }
     if (names) {
-        p = fmt_w_mem(p, names, names_length);
+        memcpy(p, names, names_length); /* a few hundred bytes: the C library copies them best */
+        p += names_length;
     } else {
         fmt_put_end(tb, p);
         put_names(tb, options, ev);
-        if (!(p = fmt_put_begin(tb, 288 + process_length))) return;
+        if (!(p = fmt_put_begin(tb, HEAD_ROOM + (process_clean ? process_length : 0)))) return;
     }
-    FMT_W_LIT(p, ",\"pid\":");
-    p = fmt_w_u64(p, h->process_id);
-    FMT_W_LIT(p, ",\"tid\":");
-    p = fmt_w_u64(p, h->thread_id);
+    p = w_ids(memo, p, h->process_id, h->thread_id);
     if (!options->stable) {
         FMT_W_LIT(p, ",\"cpu\":");
         p = fmt_w_u64(p, r->buffer_context.processor_index);
     }
     if (process_clean) {
         FMT_W_LIT(p, ",\"process\":\"");
-        p = fmt_w_mem(p, process, process_length);
+        p = fmt_w_short(p, process, process_length);
         *p++ = '"';
     } else {
         fmt_put_end(tb, p);
         put_member(tb, "process", process);
-        if (!(p = fmt_put_begin(tb, 160 + source_length))) return;
+        if (!(p = fmt_put_begin(tb, HEAD_ROOM + source_length))) return;
     }
     FMT_W_LIT(p, ",\"activity_id\":\"");
     p = fmt_w_guid(p, &h->activity_id);
@@ -150,7 +203,7 @@ static void jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *
         FMT_W_LIT(p, "null");
     }
     if (source) {
-        p = fmt_w_mem(p, source, source_length);
+        p = fmt_w_padded(p, source, source_length);
     } else {
         fmt_put_end(tb, p);
         put_source(tb, ev);
@@ -210,15 +263,16 @@ static void jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *
 
 void fmt_jsonl_line(fmt_buf *tb, fmt_clock *clock, const etl_writer_options *options, const etl_decoded_event *ev)
 {
-    jsonl_line(tb, clock, options, ev, NULL);
+    jsonl_line(tb, clock, options, ev, NULL, NULL);
 }
 
 static int jsonl_event(void *state, const etl_decoded_event *ev)
 {
-    fmt_line_writer *st = state;
+    jsonl_state *js = state;
+    fmt_line_writer *st = &js->line;
     const fmt_static_text *s = fmt_text_cache_get(st->cache, ev);
     if (!s) return -1;
-    jsonl_line(&st->line, &st->clock, &st->options, ev, s);
+    jsonl_line(&st->line, &st->clock, &st->options, ev, s, &js->memo);
     return fmt_flush_event(&st->line, &st->sink, &st->options);
 }
 
@@ -236,12 +290,19 @@ static int jsonl_begin(void *state)
 /* The cache also holds each property's member key ("NAME":, fmt_json_fields). */
 static void *jsonl_create(const etl_sink *sink, const etl_writer_options *options)
 {
-    fmt_line_writer *st = fmt_line_writer_create(sink, options);
-    if (st && !(st->cache = fmt_text_cache_new(SEGMENTS, build_static, fmt_json_key, st))) {
-        fmt_line_writer_destroy(st);
+    jsonl_state *js = calloc(1, sizeof *js);
+    fmt_line_writer *lw = js ? fmt_line_writer_create(sink, options) : NULL;
+    if (!lw) {
+        free(js);
         return NULL;
     }
-    return st;
+    js->line = *lw;
+    free(lw); /* its buffers now belong to js->line; fmt_line_writer_destroy frees js */
+    if (!(js->line.cache = fmt_text_cache_new(SEGMENTS, build_static, fmt_json_key, &js->line))) {
+        fmt_line_writer_destroy(js);
+        return NULL;
+    }
+    return js;
 }
 
 const etl_writer_format etl_writer_jsonl = {

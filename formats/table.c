@@ -63,8 +63,7 @@ static int table_event(void *state, const etl_decoded_event *ev)
     if (ev->status == ETL_DECODE_NO_SCHEMA) {
         if (r->user_data_length) hex_cell(st, r->user_data, r->user_data_length);
     } else {
-        for (size_t i = 0; i < ev->field_count; i++)
-            if (ev->fields[i].kind == ETL_FIELD_VALUE) fmt_table_cell(st, ev->fields[i].value);
+        fmt_table_value_cells(st, ev->fields, ev->field_count);
         if (ev->undecoded_length && (ev->status == ETL_DECODE_ERROR || st->options.best_effort)) hex_cell(st, ev->undecoded, ev->undecoded_length);
     }
     etl_textbuf_putc(&st->line, '\n');

@@ -4,7 +4,9 @@
  * names; bundled manifests loaded), every 1- and 2-byte string, crafted edge cases and texts ending at a
  * page's end, in RFC 4180 and --csv-compat mode, with and without the compat padding width. The same for
  * the table writer's cells (formats/format_util.c): fmt_table_cell writes text that needs no escaping with
- * its tab in one step and must give the bytes of fmt_table_cell_general, the escaping loop alone. */
+ * its tab in one step and must give the bytes of fmt_table_cell_general, the escaping loop alone; so must
+ * fmt_table_value_cells (a line's value cells through one local pointer), for each string as a one-field
+ * event and for the fields of every corpus event. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -85,6 +87,11 @@ static void compare(oracle *o, const char *text)
         fmt_table_cell(a, text);
         fmt_table_cell_general(b, text);
         check_same(o, a, b, "table cell", text);
+        etl_field one = {.kind = ETL_FIELD_VALUE, .value = text, .array_index = -1};
+        etl_textbuf_reset(&a->line);
+        a->cells = first;
+        fmt_table_value_cells(a, &one, 1);
+        check_same(o, a, b, "table value cells", text);
     }
     static const int widths[] = {0, 21};
     for (int compat = 0; compat < 2; compat++) {
@@ -143,6 +150,15 @@ static void on_event(const etl_decoded_event *ev, void *ctx)
     compare(o, ev->process_name);
     if (ev->info) compare(o, ev->info->event_name);
     for (size_t i = 0; i < ev->field_count; i++) compare(o, ev->fields[i].value);
+    /* the event's value cells at once, against one cell at a time through the escaping loop */
+    fmt_line_writer *a = o->table_fast, *b = o->table_general;
+    etl_textbuf_reset(&a->line);
+    etl_textbuf_reset(&b->line);
+    a->cells = b->cells = 1;
+    fmt_table_value_cells(a, ev->fields, ev->field_count);
+    for (size_t i = 0; i < ev->field_count; i++)
+        if (ev->fields[i].kind == ETL_FIELD_VALUE) fmt_table_cell_general(b, ev->fields[i].value);
+    check_same(o, a, b, "table value cells of an event", ev->event_name);
 }
 
 static void test_every_corpus_value(void **state)

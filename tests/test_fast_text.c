@@ -118,12 +118,41 @@ static void test_guid_and_short_copy(void **state)
     munmap(map, (size_t)page * 2);
 }
 
+/* fmt_buf_put_hex (16 bytes a step with SSE2, byte by byte for the rest) against printf's %02X / %02x. */
+static void test_hex(void **state)
+{
+    (void)state;
+    uint8_t bytes[80];
+    uint32_t seed = 99;
+    fmt_buf mine = {0};
+    char reference[2 * sizeof bytes + 1];
+    for (int round = 0; round < 200; round++) {
+        for (size_t k = 0; k < sizeof bytes; k++) {
+            seed = seed * 1103515245u + 12345u;
+            bytes[k] = round == 0 ? (uint8_t)k * 3u : (uint8_t)(seed >> 16);
+        }
+        for (size_t n = 0; n <= sizeof bytes; n++) {
+            for (int upper = 0; upper <= 1; upper++) {
+                etl_textbuf_reset(&mine);
+                etl_textbuf_putc(&mine, 'x');
+                fmt_buf_put_hex(&mine, bytes, n, upper);
+                for (size_t k = 0; k < n; k++) snprintf(reference + 2 * k, 3, upper ? "%02X" : "%02x", bytes[k]);
+                reference[2 * n] = '\0';
+                assert_int_equal(mine.length, 1 + 2 * n);
+                assert_memory_equal(mine.data + 1, reference, 2 * n);
+            }
+        }
+    }
+    etl_textbuf_free(&mine);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_time),
         cmocka_unit_test(test_guid_and_short_copy),
+        cmocka_unit_test(test_hex),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

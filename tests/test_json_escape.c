@@ -8,8 +8,12 @@
  *   and UTF-8 sequences straddle the 64 KiB pieces;
  * - the project's strict JSON reader (src/util/json_parse.c) must read each result back as the writers'
  *   valid-UTF-8 form of the input (fmt_valid_utf8: malformed sequences as U+FFFD).
- * And for every corpus event, the members written with cached keys (fmt_json_fields) must equal those
- * written key by key (fmt_json_members), with each flag combination. */
+ * And for every corpus event, the members written with cached keys (fmt_json_fields: one local pointer,
+ * strings and integers measured by aligned 16-byte scans, a clean string copied as is, others escaped in
+ * place) must equal those written key by key (fmt_json_members: a table per byte and put_string_n), with
+ * each flag combination; the same for the events again with their values replaced by crafted strings
+ * (controls, quotes, malformed UTF-8, integer-like texts, long escaped texts, texts ending at a page's end).
+ * fmt_json_scan's length must be strlen's and its "clean" must mean the escaper copies the text as is. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -68,7 +74,13 @@ typedef struct oracle {
     int failures;
     /* member comparison */
     fmt_text_cache *keys;
-    uint64_t events_compared, keyed_members;
+    uint64_t events_compared, keyed_members, crafted_events;
+    uint32_t seed;
+    etl_field *fields;
+    size_t field_capacity;
+    char *page;  /* a page followed by an inaccessible one: values that end at its end */
+    size_t page_size;
+    char crafted[64][80];
 } oracle;
 
 static void show(const char *what, const char *text)
@@ -95,6 +107,16 @@ static void compare(oracle *o, const char *text)
     etl_textbuf_putc(&o->reference, 'x');
     reference_string(&o->reference, text);
     o->compared++;
+    /* the fast paths copy a text fmt_json_scan calls clean as is: it must be what the escaper writes */
+    const char *t = text ? text : "";
+    int clean, special = 0;
+    size_t length = fmt_json_scan(t, &clean);
+    for (const unsigned char *b = (const unsigned char *)t; *b; b++) special |= fmt_json_special[*b];
+    if (length != strlen(t) || clean != !special ||
+        (clean && (o->mine.length != length + 3 || memcmp(o->mine.data + 2, t, length) != 0))) {
+        if (o->failures++ < 5) show("fmt_json_scan wrong", t);
+        return;
+    }
     if (o->mine.failed || o->mine.length != o->reference.length ||
         memcmp(o->mine.data, o->reference.data, o->mine.length) != 0) {
         if (o->failures++ < 5) show("escaped text differs from the former escaper's", text ? text : "");
@@ -130,6 +152,8 @@ static void oracle_free(oracle *o)
     etl_textbuf_free(&o->valid);
     etl_textbuf_free(&o->read_back);
     fmt_text_cache_free(o->keys);
+    free(o->fields);
+    if (o->page) munmap(o->page, 2 * o->page_size);
 }
 
 static void test_crafted_strings(void **state)
@@ -148,6 +172,8 @@ static void test_crafted_strings(void **state)
         "0123456789abcdef\\0123456789abcdef\x1B[0m", "\xC3\xA9t\xC3\xA9 \"quoted\"\r\n\tand more",
     };
     for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) compare(&o, edge[i]);
+    /* the scan reads the aligned 16-byte block that holds the NUL whole: texts ending at a page's end */
+    assert_int_equal(corpus_page_end_strings(compare_string, &o), 1 + 48 * 40);
     uint32_t seed = 12345;
     char buf[48];
     for (int i = 0; i < 200000; i++) {
@@ -218,10 +244,88 @@ static void compare_members(oracle *o, const etl_decoded_event *ev)
     if (keys->property_count) o->keyed_members += ev->field_count;
 }
 
+static uint32_t next_random(oracle *o)
+{
+    o->seed = o->seed * 1103515245u + 12345u;
+    return o->seed >> 8;
+}
+
+/* A value for a crafted field: integer-like texts (valid or not for a JSON number), texts with controls,
+ * quotes, backslashes, CRLF and malformed UTF-8, a long text with escapes, NULL, or one ending at the end of
+ * the page before an inaccessible one. */
+static const char *crafted_value(oracle *o, size_t k)
+{
+    static const char *const fixed[] = {"", "0", "-0", "00", "-", "007", "12a", "4294967295", "-2147483648",
+                                        "18446744073709551615", "1.5", "true", "false", "x", "\"", "a\\b",
+                                        "\r\n", "\xC3\xA9", "\xC3", "\xFF\xFE", "\x01\x1F", NULL};
+    static char long_text[3000];
+    uint32_t r = next_random(o);
+    switch (r % 8) {
+    case 0: return fixed[(r >> 3) % (sizeof fixed / sizeof fixed[0])];
+    case 1: { /* digits, maybe signed or followed by something */
+        char *t = o->crafted[k % 64];
+        size_t n = 0, len = 1 + (r >> 3) % 24;
+        if ((r >> 10) & 1) t[n++] = '-';
+        for (size_t i = 0; i < len; i++) t[n++] = (char)('0' + next_random(o) % 10);
+        if ((r >> 11) % 5 == 0) t[n++] = (char)(1 + next_random(o) % 255);
+        t[n] = 0;
+        return t;
+    }
+    case 2:
+        if (!long_text[0]) {
+            for (size_t i = 0; i + 1 < sizeof long_text; i++)
+                long_text[i] = i % 97 == 96 ? '\r' : i % 89 == 88 ? '"' : (char)('a' + i % 26);
+        }
+        return long_text + (r >> 3) % 64;
+    case 3: { /* ending at the page's end */
+        size_t len = (r >> 3) % 40;
+        char *t = o->page + o->page_size - 1 - len;
+        for (size_t i = 0; i < len; i++) {
+            unsigned c = next_random(o) % 256;
+            t[i] = (char)(c ? c : 'a');
+        }
+        t[len] = 0;
+        return t;
+    }
+    default: { /* mostly printable with a few special bytes */
+        char *t = o->crafted[k % 64];
+        size_t len = (r >> 3) % 79;
+        for (size_t i = 0; i < len; i++) {
+            unsigned c = next_random(o) % 256;
+            t[i] = (char)(c % 7 == 0 ? (c ? c : 1) : 'A' + c % 58);
+        }
+        t[len] = 0;
+        return t;
+    }
+    }
+}
+
+/* The event again with crafted values (names, kinds, properties and byte spans kept). */
+static void compare_crafted_members(oracle *o, const etl_decoded_event *ev)
+{
+    if (!ev->field_count) return;
+    if (ev->field_count > o->field_capacity) {
+        etl_field *f = realloc(o->fields, ev->field_count * sizeof *f);
+        assert_non_null(f);
+        o->fields = f;
+        o->field_capacity = ev->field_count;
+    }
+    for (size_t i = 0; i < ev->field_count; i++) {
+        o->fields[i] = ev->fields[i];
+        if (o->fields[i].kind == ETL_FIELD_VALUE) o->fields[i].value = crafted_value(o, i);
+    }
+    etl_decoded_event copy = *ev;
+    copy.fields = o->fields;
+    compare_members(o, &copy);
+    o->crafted_events++;
+}
+
 static void on_event(const etl_decoded_event *ev, void *ctx)
 {
+    oracle *o = ctx;
     corpus_event_strings(ev, compare_string, ctx);
     compare_members(ctx, ev);
+    if (next_random(o) % 4 == 0) compare_crafted_members(o, ev);
 }
 
 static void test_every_corpus_event(void **state)
@@ -231,13 +335,20 @@ static void test_every_corpus_event(void **state)
     memset(&o, 0, sizeof o);
     o.keys = fmt_text_cache_new(1, build_nothing, fmt_json_key, NULL);
     assert_non_null(o.keys);
+    o.seed = 777;
+    o.page_size = (size_t)sysconf(_SC_PAGESIZE);
+    o.page = mmap(NULL, 2 * o.page_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(o.page != MAP_FAILED);
+    assert_int_equal(mprotect(o.page + o.page_size, o.page_size, PROT_NONE), 0);
     size_t opened = corpus_decode_all(on_event, &o);
     fprintf(stderr, "json_escape: %llu corpus strings compared (%llu read back), members of %llu events (%llu "
-            "fields with cached keys) compared\n", (unsigned long long)o.compared, (unsigned long long)o.parsed,
-            (unsigned long long)o.events_compared, (unsigned long long)o.keyed_members);
+            "fields with cached keys; %llu events with crafted values) compared\n", (unsigned long long)o.compared,
+            (unsigned long long)o.parsed, (unsigned long long)o.events_compared, (unsigned long long)o.keyed_members,
+            (unsigned long long)o.crafted_events);
     assert_true(opened >= 20);
     assert_true(o.compared > 1000000);
     assert_true(o.keyed_members > 1000000);
+    assert_true(o.crafted_events > 100000);
     assert_int_equal(o.failures, 0);
     oracle_free(&o);
 }

@@ -53,9 +53,12 @@ static void test_same_threads_every_run(void **state)
 typedef struct pipe_worker {
     pthread_t thread;
     unsigned long observed;
+    etl_textbuf held;         /* keep_until_end: the lines of the batch being rendered */
+    unsigned long batch_ends;
 } pipe_worker;
 
 typedef struct pipe_run {
+    int keep_until_end;       /* render into the worker's own buffer, exchanged with the batch's at its end */
     pipe_worker workers[THREADS];
     unsigned long sequence;   /* records numbered in the order the workers see them */
     unsigned long written;    /* lines the sink got in order */
@@ -69,6 +72,21 @@ static void *pipe_start(void *ctx, unsigned index)
     return &run->workers[index];
 }
 
+static int keeping;  /* the run's keep_until_end, for pipe_record */
+
+/* batch_end: the batch's lines move to it by exchanging buffers (as the CLI's workers do) */
+static int pipe_batch_end(void *state, etl_textbuf *out)
+{
+    pipe_worker *w = state;
+    w->batch_ends++;
+    if (out->length) return -1;  /* nothing may have been written to the batch directly */
+    etl_textbuf t = *out;
+    *out = w->held;
+    w->held = t;
+    etl_textbuf_reset(&w->held);
+    return 0;
+}
+
 /* every worker sees every record in the same order: its own count is the record's number */
 static int pipe_record(void *state, const etl_event_record *record, etl_textbuf *out)
 {
@@ -77,7 +95,7 @@ static int pipe_record(void *state, const etl_event_record *record, etl_textbuf 
     if (out) {
         char line[32];
         int n = snprintf(line, sizeof line, "%lu\n", w->observed);
-        etl_textbuf_append(out, line, (size_t)n);
+        etl_textbuf_append(keeping ? &w->held : out, line, (size_t)n);
     }
     w->observed++;
     return 0;
@@ -109,8 +127,10 @@ static void run_pipeline(etl_worker_pool *pool, pipe_run *run)
     etl_trace *trace;
     etl_error err;
     assert_int_equal(etl_open(&trace, paths, 1, NULL, &err), ETL_OK);
+    int keep = run->keep_until_end;
     memset(run, 0, sizeof *run);
-    etl_parallel_ops ops = {pipe_start, pipe_record, pipe_diagnostic, NULL};
+    run->keep_until_end = keeping = keep;
+    etl_parallel_ops ops = {pipe_start, pipe_record, pipe_diagnostic, NULL, keep ? pipe_batch_end : NULL};
     etl_parallel_config config = {THREADS, 7, 0, 0, pool};  /* small batches: every worker owns many */
     etl_sink sink = {pipe_sink, run};
     etl_parallel *p = etl_parallel_start(&config, &ops, run, &sink);
@@ -121,6 +141,7 @@ static void run_pipeline(etl_worker_pool *pool, pipe_run *run)
     assert_int_equal(etl_parallel_finish(p), 0);
     etl_parallel_free(p);
     etl_close(trace);
+    for (int i = 0; i < THREADS; i++) etl_textbuf_free(&run->workers[i].held);
 }
 
 static void test_pipeline_runs_on_a_kept_pool(void **state)
@@ -151,11 +172,30 @@ static void test_pipeline_runs_on_a_kept_pool(void **state)
            first.written, THREADS);
 }
 
+/* batch_end (the CLI's workers hand a batch its text at the end, without a copy): every batch's lines reach
+ * the sink once and in order, and batch_end ran once per batch, in the worker that rendered it. */
+static void test_batch_end_hands_over_the_text(void **state)
+{
+    (void)state;
+    static pipe_run plain, kept;
+    run_pipeline(NULL, &plain);
+    kept.keep_until_end = 1;
+    run_pipeline(NULL, &kept);
+    keeping = 0;
+    assert_false(kept.out_of_order);
+    assert_int_equal(kept.written, plain.written);
+    unsigned long ends = 0;
+    for (int i = 0; i < THREADS; i++) ends += kept.workers[i].batch_ends;
+    assert_int_equal(ends, (plain.written + 6) / 7);  /* batches of 7 records */
+    for (int i = 0; i < THREADS; i++) assert_int_equal(plain.workers[i].batch_ends, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_threads_every_run),
         cmocka_unit_test(test_pipeline_runs_on_a_kept_pool),
+        cmocka_unit_test(test_batch_end_hands_over_the_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,6 +28,19 @@ typedef struct etl_sink {
 /* A sink over an open stdio stream (not closed by the writer). */
 etl_sink etl_sink_stdio(FILE *stream);
 
+/* A sink that leaves text where the writer built it (issue 14, the -j pipeline): writers that build their
+ * output in an etl_textbuf (src/util/textbuf.h) call keep() with that buffer instead of writing it, and the
+ * caller takes the text later by exchanging the buffer's memory, without a copy. Bytes written otherwise go
+ * to write(). etl_sink_keeper(k) is {etl_keeper_write, k}. */
+struct etl_textbuf;
+typedef struct etl_text_keeper {
+    int (*keep)(void *ctx, struct etl_textbuf *text);        /* 0, or non-zero: the writer fails */
+    int (*write)(void *ctx, const void *data, size_t length);
+    void *ctx;
+} etl_text_keeper;
+int etl_keeper_write(void *keeper, const void *data, size_t length);
+etl_sink etl_sink_keeper(etl_text_keeper *keeper);
+
 /* ---- options ------------------------------------------------------------------------------------------ */
 
 /* Extra leading columns of the table writer, in this order when selected. */

@@ -1,8 +1,8 @@
 /* -j N on one trace (issue 14): the first pass (process names) ran once, as with -j 1, into the run's
  * decoder. Then the calling thread reads the trace once into the batches of the parallel pipeline
  * (src/pipeline/parallel.h); N workers, each with its own run (decoder, filters, writer), observe every
- * record and decode, filter and render the batches they claim, with a writer of the run's format that hands
- * each event's text to the batch at once. Worker 0 uses the run's decoder (its counts and the end-of-trace
+ * record and decode, filter and render the batches they claim, with a writer of the run's format whose
+ * buffer collects a batch's text and is exchanged with the batch's at its end (no copy). Worker 0 uses the run's decoder (its counts and the end-of-trace
  * report are the run's); the others have their own decoder and an overlay over the run's base registry
  * (schemas parsed once, shared read-only), and start with a copy of what the first pass learnt. The run's own writer writes only the beginning and the end of the output. */
 #include <stdio.h>
@@ -48,8 +48,10 @@ void etlconv_add_decode_stats(etl_decode_stats *sum, const etl_decode_stats *add
 typedef struct worker {
     run own;                        /* this worker's run; own.decoder is the primary's for worker 0 */
     etl_schema_registry *registry;  /* workers 1..N-1 */
-    etl_writer *batch_writer;       /* renders into *batch */
+    etl_writer *batch_writer;       /* renders into its own buffer, which goes to the batch at its end */
     etl_textbuf *batch;
+    etl_textbuf *kept;              /* the writer's buffer (etl_sink_keeper): this batch's text so far */
+    etl_text_keeper keeper;
     int stable_started;
 } worker;
 
@@ -63,11 +65,51 @@ typedef struct shared {
     unsigned threads;
 } shared;
 
+static void exchange(etl_textbuf *a, etl_textbuf *b)
+{
+    etl_textbuf t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* What the writer kept goes to the batch: its memory when the batch has no text yet (no copy), else a copy.
+ * A batch's first record gave the writer the batch's memory (worker_record) and the batch the writer's, so
+ * the exchange gives each its own back: the batches' buffers stay the only large ones. */
+static void hand_kept_text(worker *w, etl_textbuf *out)
+{
+    etl_textbuf *kept = w->kept;
+    if (!kept || !kept->length) return;
+    if (!out->length && !out->failed) {
+        exchange(kept, out);
+        etl_textbuf_reset(kept);
+    } else {
+        etl_textbuf_append(out, kept->data, kept->length);
+        etl_textbuf_reset(kept);
+    }
+}
+
 static int batch_sink_write(void *ctx, const void *data, size_t length)
 {
     worker *w = ctx;
+    hand_kept_text(w, w->batch);  /* in order */
     etl_textbuf_append(w->batch, data, length);
     return w->batch->failed ? -1 : 0;
+}
+
+/* etl_sink_keeper: the event's text stays in the writer's buffer until the batch ends. */
+static int keep_text(void *ctx, etl_textbuf *text)
+{
+    worker *w = ctx;
+    w->kept = text;
+    return text->failed ? -1 : 0;
+}
+
+static int worker_batch_end(void *state, etl_textbuf *out)
+{
+    worker *w = state;
+    hand_kept_text(w, out);
+    w->batch = NULL;  /* its slot comes back with a later batch */
+    return out->failed ? -1 : 0;
 }
 
 static void *worker_start(void *ctx, unsigned index)
@@ -99,7 +141,8 @@ static void *worker_start(void *ctx, unsigned index)
     etl_writer_options options = sh->primary->stable.writer;  /* what the run's own writer got */
     options.trace = sh->view;
     options.flush_every_event = 1;
-    etl_sink sink = {batch_sink_write, w};
+    w->keeper = (etl_text_keeper){keep_text, batch_sink_write, w};
+    etl_sink sink = etl_sink_keeper(&w->keeper);
     w->batch_writer = etl_writer_new(etl_writer_format_find(sh->primary->stable.format), &sink, &options);
     if (!w->batch_writer) return NULL;
     own->main_writer = w->batch_writer;
@@ -112,7 +155,10 @@ static int worker_record(void *state, const etl_event_record *record, etl_textbu
     /* every worker sees the trace's first record: relative times bind as with one thread */
     if (!w->own.filters_bound) etlconv_bind_filters(&w->own, record->header.timestamp);
     if (out) {
-        w->batch = out;
+        if (w->batch != out) {  /* a batch begins: the writer renders into the batch's memory (see hand_kept_text) */
+            if (w->kept && !w->kept->length && !out->length) exchange(w->kept, out);
+            w->batch = out;
+        }
         return etlconv_on_event(record, &w->own);
     }
     if (etl_decoder_observe(w->own.decoder, record) != ETL_OK) {
@@ -165,7 +211,7 @@ int etlconv_process_parallel(run *r, etl_schema_registry *registry, const etlcon
     if (job->workers) config.pool = *job->workers;
     const char *batch = getenv("ETLCONV_BATCH_RECORDS");  /* tuning and tests: records per batch */
     if (batch && atol(batch) > 0) config.batch_records = (size_t)atol(batch);
-    etl_parallel_ops ops = {worker_start, worker_record, run_diagnostic, run_progress};
+    etl_parallel_ops ops = {worker_start, worker_record, run_diagnostic, run_progress, worker_batch_end};
     etl_parallel *p = etl_parallel_start(&config, &ops, &sh, r->out_sink);
     if (!p || etl_parallel_pass(p, r->trace, &rc) != 0) r->failed = 1;
     if (p && etl_parallel_finish(p) != 0) r->failed = 1;

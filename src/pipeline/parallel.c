@@ -85,6 +85,7 @@ static int run_batch(worker *w, etl_batch *b, int own)
         here.position = i;
         rc = ops->record(w->state, &b->records[i], own ? &b->text : NULL);
     }
+    if (own && rc == 0 && ops->batch_end) rc = ops->batch_end(w->state, &b->text);
     here.mode = ON_NONE;
     return rc;
 }

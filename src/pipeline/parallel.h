@@ -16,10 +16,12 @@
  *
  * Memory: `window` batches (default 2 x threads + 2); a batch holds at most `batch_records` records (default
  * 1024) and at most `batch_bytes` of record bytes (default 1 MiB, plus one record of at most 64 KiB), plus the
- * text its owner rendered. Bound: window x (batch bytes + record headers + batch text) + N x (one decoder +
+ * text its owner rendered (the CLI's workers render a batch into their writer's buffer and exchange it with the
+ * batch's at the end: batch_end). Bound: window x (batch bytes + record headers + batch text) + N x (one
+ * batch text being rendered + one decoder +
  * one overlay registry: what the trace teaches) + one base registry (the schemas the command line names,
  * parsed once and shared read-only by all workers; it was one full registry per worker) + one reader (and, for
- * compressed traces, its decompress-ahead thread's 8 MiB of payloads: reader/prefetch.h).
+ * compressed traces, its decompress-ahead thread's 4 MiB of payloads: reader/prefetch.h).
  *
  * Threads: a run starts its own N (joined by etl_parallel_finish), or runs on a pool kept across runs
  * (config.pool, pipeline/workers.h): --each converts every file on the same N threads. */
@@ -44,6 +46,9 @@ typedef struct etl_parallel_ops {
     void (*diagnostic)(void *ctx, const etl_diagnostic *d);
     /* Calling thread, every 4096 records read (may be NULL). */
     void (*progress)(void *ctx, uint64_t records);
+    /* In the worker that rendered a batch, after its last record (may be NULL): text the worker kept back
+     * goes to `out` now (e.g. by exchanging buffers, see etl_sink_keeper). Non-zero stops. */
+    int (*batch_end)(void *worker, etl_textbuf *out);
 } etl_parallel_ops;
 
 typedef struct etl_parallel_config {

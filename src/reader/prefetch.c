@@ -23,7 +23,8 @@ typedef struct slot {
 } slot;
 
 typedef struct work {
-    int64_t need;          /* when the merge is expected to want it (FILETIME) */
+    int64_t flushed;       /* when the merge is expected to want it: its predecessor's flush, by SequenceNumber */
+    int64_t need;          /* ... and by flush time (FILETIME) */
     uint32_t file, buffer; /* t->files[file].buffers[buffer] */
 } work;
 
@@ -52,6 +53,7 @@ struct etl_prefetch {
 static int by_need(const void *a, const void *b)
 {
     const work *x = a, *y = b;
+    if (x->flushed != y->flushed) return x->flushed < y->flushed ? -1 : 1;
     if (x->need != y->need) return x->need < y->need ? -1 : 1;
     if (x->file != y->file) return x->file < y->file ? -1 : 1;
     return x->buffer < y->buffer ? -1 : x->buffer > y->buffer;
@@ -175,6 +177,11 @@ static int plan(etl_prefetch *pf, etl_trace *t)
     pf->slots = calloc(total, sizeof *pf->slots);
     pf->order = malloc(compressed * sizeof *pf->order);
     if (!pf->slots || !pf->order) return -1;
+    /* One file: its buffers' SequenceNumbers (one counter per session, the order the buffers were flushed in,
+     * which orders each stream) rank the flushes; flush times can be unusable (a generated trace's wrapped
+     * ones made the helper fill its budget with buffers wanted last). Several files have no common sequence:
+     * flush times. */
+    int by_sequence = t->file_count == 1;
     for (size_t i = 0; i < t->stream_count; i++) {
         const etl_stream *s = &t->streams[i];
         const etl_trace_file *f = &t->files[s->file_index];
@@ -186,7 +193,8 @@ static int plan(etl_prefetch *pf, etl_trace *t)
                 etl_hand_over_has(t, s->file_index, (size_t)(b - f->buffers)))
                 continue;  /* a first pass decompressed it already (etl_trace_hand_over) */
             int64_t need = k ? etl_clock_to_filetime(&f->clock, s->buffers[k - 1].timestamp) : INT64_MIN;
-            pf->order[pf->order_count++] = (work){need, s->file_index, (uint32_t)(b - f->buffers)};
+            int64_t flushed = !by_sequence ? 0 : k ? s->buffers[k - 1].sequence : INT64_MIN;
+            pf->order[pf->order_count++] = (work){flushed, need, s->file_index, (uint32_t)(b - f->buffers)};
         }
     }
     qsort(pf->order, pf->order_count, sizeof *pf->order, by_need);

@@ -4,9 +4,10 @@
  * reading thread when it takes the buffer) are those of a run without it.
  *
  * Order: a stream's buffer k is needed once the merge has passed the records of buffer k-1, whose last one is
- * at most that buffer's flush time; so buffers are decompressed by the flush time of their predecessor (a
- * stream's first buffer: at once). A buffer asked for before its turn is decompressed by the reading thread, as
- * without read-ahead; one being decompressed is waited for.
+ * at most that buffer's flush time; so buffers are decompressed in the order their predecessors were flushed
+ * (a stream's first buffer: at once): by the predecessor's SequenceNumber in a single file (one counter per
+ * session, which also orders each stream), by its flush time across files. A buffer asked for before its turn
+ * is decompressed by the reading thread, as without read-ahead; one being decompressed is waited for.
  *
  * Memory: the payloads decompressed ahead, being decompressed or kept for reuse together stay within
  * ETL_PREFETCH_BYTES, or one buffer when a single buffer is larger (at most 16 MiB), whatever the trace. */
@@ -18,7 +19,7 @@
 
 #include "reader/trace_internal.h"
 
-#define ETL_PREFETCH_BYTES ((size_t)8 << 20)
+#define ETL_PREFETCH_BYTES ((size_t)4 << 20)
 #define ETL_PREFETCH_MISS 1   /* etl_prefetch_take: not decompressed ahead, decompress it yourself */
 
 typedef struct etl_prefetch etl_prefetch;

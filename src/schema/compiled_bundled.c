@@ -1,5 +1,5 @@
 /* Compiled bundled manifests on disk: <folder>/<manifest file name>.etlc, written by the build
- * (tools/schema_compile.c, Makefile "compiled bundled manifests") into $(BUILD)/schemas-compiled and installed
+ * (src/tools/schema_compile.c, Makefile "compiled bundled manifests") into $(BUILD)/schemas-compiled and installed
  * into $(DATADIR)/schemas-compiled. A blob is used only for the exact manifest bytes it was made from
  * (compiled_set.h), so finding one in an unexpected folder can never change what a manifest decodes to. */
 #include <limits.h>

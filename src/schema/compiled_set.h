@@ -1,5 +1,5 @@
 /* The compiled form of a parsed schema set (docs/schemas.md, "Compiled bundled manifests"): what
- * etl_manifest_parse made of a manifest, written once at build time (tools/schema_compile.c) and read back
+ * etl_manifest_parse made of a manifest, written once at build time (src/tools/schema_compile.c) and read back
  * by relocating offsets, so that loading a bundled manifest costs a copy instead of an XML parse.
  *
  * A blob is keyed on the exact bytes of the manifest it came from (size + 64-bit hash) and on the format
