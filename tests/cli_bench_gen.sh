@@ -4,7 +4,7 @@
 # census(N) = census(0) + N x (census(source) - census(0)); census(0) is the header buffer alone.
 . tests/tap_helpers.sh
 BUILD=${BUILD:-build}
-GEN=$BUILD/bench/gen_trace
+GEN=${GEN:-$BUILD/bench/gen_trace}
 census() { "$ETLCONV" --info "$1" | awk -F'\t' '/^(buffers|buffers.compressed|events|records\.[A-Z0-9]+|errors|warnings|buffers.lost|events.lost)\t/ { print $1 "\t" $2 }' | sort; }
 # expected N header source: each key of source or header → header + N*(source - header)
 expect() {
@@ -39,3 +39,15 @@ sort -c "$T/times"; ok $? "two copies: times never go back"
 last=$(jq -r .time "$T/src.jsonl" | sort | tail -1)
 check "$(awk -v last="$last" '$0 > last' "$T/times" | wc -l)" "$(($(wc -l < "$T/src.jsonl") - 1))" \
     "two copies: the second copy's events all come after the source's last"
+# Many copies: record stamps (QPC ticks here) and buffer stamps (FILETIMEs) step by their own spans; one step
+# over both wrapped int64 after a few dozen copies (the 1 GB net.4.5.2.x86 mix had garbage times from copy ~20).
+"$GEN" testdata/perfview/smallEtlFile.etl.gz "$T/g80.etl" 80 > /dev/null
+"$ETLCONV" -q -of jsonl "$T/g80.etl" -o "$T/g80.jsonl"; ok $? "80 copies convert without warnings"
+jq -r .time "$T/g80.jsonl" > "$T/times80"
+sort -c "$T/times80"; ok $? "80 copies: times never go back"
+check "$(grep -c '^1601-' "$T/times80")" 0 "80 copies: no time wrapped to 1601"
+# (at most 8 MiB written should the check ever fail: the copies would otherwise fill the disk)
+(ulimit -f 16384; exec "$GEN" testdata/perfview/smallEtlFile.etl.gz "$T/gbig.etl" 9000000000000000000) > /dev/null 2> "$T/err"
+check $? 1 "copies that would overflow the stamps are refused"
+grep -q "overflow" "$T/err"; ok $? "... with a message saying so"
+rm -f "$T"/*.etl

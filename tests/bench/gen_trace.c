@@ -1,6 +1,6 @@
 /* Benchmark input generator (test tooling, not part of libetl): builds a large trace from a real one by
  * writing its event buffers N times. Copy k (k = 0..N-1) has every record timestamp and buffer timestamp
- * shifted by k × (the source's time span + 1) and every buffer SequenceNumber shifted by k × (largest + 1),
+ * shifted by k × (the source's time span of that kind of stamp + 1) and every buffer SequenceNumber shifted by k × (largest + 1),
  * so each processor's stream stays in order and the copies follow each other in time. Buffers keep their
  * processor, flags and compression: a compressed source buffer is decompressed, shifted and compressed again
  * (MS-XCA plain LZ77, greedy, what the reader decodes first). Buffers of type "header" (the log-file header)
@@ -209,8 +209,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "gen_trace: cannot read %s\n", argv[1]);
         return 1;
     }
-    /* pass 1: time span and sequence range of the event buffers */
-    span s = {INT64_MAX, INT64_MIN};
+    /* pass 1: time spans and sequence range of the event buffers. Records and buffer headers get a span each:
+     * a trace whose records count QPC ticks stamps its buffers with FILETIMEs (~1.3e17), and one step over both
+     * would wrap int64 after ~70 copies */
+    span s = {INT64_MAX, INT64_MIN}, sb = {INT64_MAX, INT64_MIN};
     int64_t max_sequence = 0;
     size_t header_bytes = 0, header_buffers = 0, event_buffers = 0;
     for (size_t pos = 0; len - pos >= BH_SIZE;) {
@@ -230,7 +232,7 @@ int main(int argc, char **argv)
                 memcpy(payload, b + BH_SIZE, n);
             }
             walk_records(payload, n, widen, &s);
-            widen(b + BH_TIMESTAMP, &s);
+            widen(b + BH_TIMESTAMP, &sb);
             if (etl_les64(b + BH_SEQUENCE) > max_sequence) max_sequence = etl_les64(b + BH_SEQUENCE);
         }
         pos += size;
@@ -242,12 +244,21 @@ int main(int argc, char **argv)
         if (copies < 1) copies = 1;
     }
     FILE *out = fopen(argv[2], "wb");
-    if (!out || copies < 0 || s.lo > s.hi) {
+    if (!out || copies < 0 || sb.lo > sb.hi) {
         fprintf(stderr, "gen_trace: cannot write %s (or no event buffers in %s)\n", argv[2], argv[1]);
         return 1;
     }
-    int64_t time_step = s.hi - s.lo + 1, seq_step = max_sequence + 1;
+    if (s.lo > s.hi) s = sb; /* no record has a timestamp */
+    int64_t time_step = s.hi - s.lo + 1, buffer_step = sb.hi - sb.lo + 1, seq_step = max_sequence + 1;
+    /* the last copy's stamps must still fit int64 */
+    if (copies > 1 && ((s.hi > 0 && (INT64_MAX - s.hi) / time_step < copies - 1) ||
+                       (sb.hi > 0 && (INT64_MAX - sb.hi) / buffer_step < copies - 1) ||
+                       (INT64_MAX - max_sequence) / seq_step < copies - 1)) {
+        fprintf(stderr, "gen_trace: %ld copies of %s would overflow its 64-bit timestamps or sequence numbers\n", copies, argv[1]);
+        return 1;
+    }
     for (long k = -1; k < copies; k++) { /* k = -1: the header buffers, once */
+        if (ferror(out)) break; /* a full disk stops the run at the copy it failed in */
         for (size_t pos = 0; len - pos >= BH_SIZE;) {
             uint8_t *b = file + pos;
             uint32_t size = etl_le32(b + BH_BUFFER_SIZE), valid = etl_le32(b + BH_OFFSET);
@@ -268,8 +279,8 @@ int main(int argc, char **argv)
             }
             uint8_t header[BH_SIZE];
             memcpy(header, b, BH_SIZE);
-            int64_t dt = k * time_step;
-            shift(header + BH_TIMESTAMP, &dt);
+            int64_t dt = k * time_step, dtb = k * buffer_step;
+            shift(header + BH_TIMESTAMP, &dtb);
             put_le64(header + BH_SEQUENCE, (uint64_t)(etl_les64(b + BH_SEQUENCE) + k * seq_step));
             size_t n = valid - BH_SIZE;
             if (etl_le16(b + BH_FLAGS) & FLAG_COMPRESSED) {
@@ -290,7 +301,7 @@ int main(int argc, char **argv)
             }
         }
     }
-    if (fclose(out) != 0) {
+    if (ferror(out) | fclose(out)) {
         fprintf(stderr, "gen_trace: %s: write failed\n", argv[2]);
         return 1;
     }
