@@ -60,8 +60,11 @@ check "$rc1 $rc2" "0 0" "1 GB trace converted at -j 1 and -j 2"
 # The bounds are the documented ones; under AddressSanitizer (make sanitize) redzones and the freed-memory
 # quarantine inflate every figure, so there they are doubled and the flatness margin is 24 MiB (the plain make
 # check run holds the real ones).
-lim1=64 lim2=96 flat=8
-case "${SANFLAGS:-}" in *address*) lim1=128 lim2=192 flat=24 ;; esac
+# Flatness: one copy's peak plus the by-stream first pass's budget of kept process/thread events (32 MiB,
+# COPY_BUDGET in src/pipeline/learn.c, reached when the copies follow each other in time as real traces do:
+# TraceLoggingTester x 1 GB peaks at ~47 MiB, ~14 MiB with --one-pass) plus 8 MiB.
+lim1=64 lim2=96 flat=$((32 + 8))
+case "${SANFLAGS:-}" in *address*) lim1=128 lim2=192 flat=$((32 + 24)) ;; esac
 test "$big1" -lt $lim1; ok $? "1 GB trace at -j 1: peak RSS $big1 MiB < $lim1 MiB"
 test "$big1" -le $((small + flat)); ok $? "... flat: $big1 MiB for 1 GB, $small MiB for one copy (43 MB)"
 test "$big2" -lt $lim2; ok $? "-j 2: peak RSS $big2 MiB < $lim2 MiB"
