@@ -487,22 +487,3 @@ int etl_compiled_set_read(etl_schema_set *set, const unsigned char *blob, size_t
     }
     return ETL_OK;
 }
-
-/* ---- comparison ---------------------------------------------------------------------------------------- */
-
-static int same_text(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
-
-int etl_schema_set_same(const etl_schema_set *a, const etl_schema_set *b)
-{
-    if (a->event_count != b->event_count || a->provider_count != b->provider_count ||
-        a->unresolved_strings != b->unresolved_strings)
-        return 0;
-    for (size_t i = 0; i < a->provider_count; i++)
-        if (!etl_guid_equal(&a->providers[i].guid, &b->providers[i].guid) ||
-            !same_text(a->providers[i].name, b->providers[i].name) ||
-            !same_text(a->providers[i].message, b->providers[i].message))
-            return 0;
-    for (size_t i = 0; i < a->event_count; i++)
-        if (!etl_event_info_same(&a->events[i], &b->events[i])) return 0;
-    return 1;
-}

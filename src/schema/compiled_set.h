@@ -42,9 +42,6 @@ int etl_compiled_set_read(etl_schema_set *set, const unsigned char *blob, size_t
 int etl_compiled_set_guids(const unsigned char *blob, size_t blob_size, size_t source_size, uint64_t source_hash,
                            etl_guid *out, size_t max, size_t *count, const char *origin, etl_error *err);
 
-/* 1 when two sets give a registry the same descriptions and providers, in the same order: every field, every
- * string by content, maps by content (NULL arrays and empty ones alike, as etl_schema_registry_add copies). */
-int etl_schema_set_same(const etl_schema_set *a, const etl_schema_set *b);
 
 /* ---- where compiled bundled manifests live (compiled_bundled.c) ------------------------------------- */
 

@@ -56,6 +56,9 @@ void etl_schema_set_sort(etl_schema_set *set);
 /* 1 when two descriptions are the same to a caller: every field but the serial, strings and maps by content,
  * an array that is NULL as one with no entries (registry.c). */
 int etl_event_info_same(const etl_event_info *a, const etl_event_info *b);
+/* 1 when two sets give a registry the same descriptions and providers, in the same order: every field, every
+ * string by content, maps by content (NULL arrays and empty ones alike, as etl_schema_registry_add copies). */
+int etl_schema_set_same(const etl_schema_set *a, const etl_schema_set *b);
 /* Adds every event (ETL_KEY_MANIFEST) and provider name to the registry with the given source. */
 int etl_schema_set_register(const etl_schema_set *set, etl_schema_registry *registry, etl_schema_source source,
                             etl_error *err);

@@ -423,6 +423,22 @@ int etl_event_info_same(const etl_event_info *x, const etl_event_info *y)
     return 1;
 }
 
+/* Two parsed sets (compiled_set.h: the compiled form is checked against the parse with it). */
+int etl_schema_set_same(const etl_schema_set *a, const etl_schema_set *b)
+{
+    if (a->event_count != b->event_count || a->provider_count != b->provider_count ||
+        a->unresolved_strings != b->unresolved_strings)
+        return 0;
+    for (size_t i = 0; i < a->provider_count; i++)
+        if (!etl_guid_equal(&a->providers[i].guid, &b->providers[i].guid) ||
+            !same_text(a->providers[i].name, b->providers[i].name) ||
+            !same_text(a->providers[i].message, b->providers[i].message))
+            return 0;
+    for (size_t i = 0; i < a->event_count; i++)
+        if (!etl_event_info_same(&a->events[i], &b->events[i])) return 0;
+    return 1;
+}
+
 /* ---- providers --------------------------------------------------------------------------------------- */
 
 /* This registry's own provider entry for `guid`, if any (the caller holds the lock of a shared one). */
