@@ -160,10 +160,108 @@ static void test_decoder_warns_once(void **state)
     etl_schema_registry_free(reg);
 }
 
+/* The expected name from what the table describes (etl_process_table_describe: each PID's lifetimes in list
+ * order): the latest named lifetime containing ts, else the latest named one that started before it; ties go
+ * to the first in list order. Independent of the table's own lookup and of what it caches. */
+static const char *expected_name(const char *described, uint32_t pid, int64_t ts, char *out, size_t cap)
+{
+    char head[32];
+    snprintf(head, sizeof head, "pid %u:", pid);
+    const char *line = strstr(described, head);
+    if (!line || (line != described && line[-1] != '\n')) return NULL;
+    const char *p = line + strlen(head);
+    int have_in = 0, have_before = 0;
+    long long in_start = 0, before_start = 0;
+    char in_name[64] = "", before_name[64] = "";
+    while (*p == ' ') {
+        long long start, end;
+        char name[64];
+        int used = 0;
+        if (sscanf(p, " [%lld,%lld] %63s%n", &start, &end, name, &used) != 3) break;
+        p += used;
+        if (strcmp(name, "-") == 0 || start > ts) continue;
+        if (ts <= end) {
+            if (!have_in || start > in_start) have_in = 1, in_start = start, snprintf(in_name, sizeof in_name, "%s", name);
+        } else if (!have_before || start > before_start) {
+            have_before = 1, before_start = start, snprintf(before_name, sizeof before_name, "%s", name);
+        }
+    }
+    if (!have_in && !have_before) return NULL;
+    snprintf(out, cap, "%s", have_in ? in_name : before_name);
+    return out;
+}
+
+static uint64_t next_random(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 33;
+}
+
+/* Each PID remembers its last answer and the times it holds for: lookups swept in time order (the decoder's
+ * case, mostly answered from that), at random times, at the extremes, and after every change of the table
+ * (starts, ends, rundowns in any time order, so lifetimes overlap and reopen) all give the name the lifetimes
+ * say. Fails when the remembered span is one tick too wide at either end. */
+static void test_name_lookups_match_lifetimes(void **state)
+{
+    (void)state;
+    uint64_t seed = 12345;
+    const int64_t extremes[] = {INT64_MIN, INT64_MIN + 1, -1, 0, INT64_MAX - 1, INT64_MAX};
+    unsigned checked = 0;
+    for (int round = 0; round < 60; round++) {
+        etl_process_table *t = etl_process_table_new();
+        assert_non_null(t);
+        etl_textbuf described;
+        memset(&described, 0, sizeof described);
+        fake_event f;
+        for (int step = 0; step < 50; step++) {
+            uint32_t pid = 4 + 4 * (uint32_t)(next_random(&seed) % 3);
+            uint8_t opcode = (uint8_t)(1 + next_random(&seed) % 4);
+            char name[16];
+            snprintf(name, sizeof name, "p%u.exe", (unsigned)(next_random(&seed) % 5));
+            int64_t at = (int64_t)(next_random(&seed) % 200);
+            int64_t probe = (int64_t)(next_random(&seed) % 200);
+            for (uint32_t q = 0; q < 3; q++) etl_process_table_name(t, 4 + 4 * q, probe); /* remembered... */
+            assert_int_equal(etl_process_table_observe(t, process_event(&f, opcode, pid, name, at)), 0);
+            etl_textbuf_reset(&described);
+            assert_int_equal(etl_process_table_describe(t, &described), 0);
+            const char *text = etl_textbuf_at(&described, 0);
+            for (uint32_t q = 0; q < 3; q++) {
+                uint32_t qpid = 4 + 4 * q;
+                char again[64]; /* ...and asked again after the change */
+                const char *expect_again = expected_name(text, qpid, probe, again, sizeof again);
+                const char *got_again = etl_process_table_name(t, qpid, probe);
+                if (!expect_again) assert_null(got_again);
+                else assert_string_equal(got_again ? got_again : "(none)", expect_again);
+                for (int64_t ts = -2; ts <= 202; ts += 1 + (int64_t)(next_random(&seed) % 3)) { /* in time order */
+                    char want[64];
+                    const char *expect = expected_name(text, qpid, ts, want, sizeof want);
+                    const char *got = etl_process_table_name(t, qpid, ts);
+                    if (!expect) assert_null(got);
+                    else assert_string_equal(got ? got : "(none)", expect);
+                    checked++;
+                }
+                for (int k = 0; k < 40; k++) { /* anywhere, then the extremes */
+                    int64_t ts = k < 34 ? (int64_t)(next_random(&seed) % 210) - 5 : extremes[k - 34];
+                    char want[64];
+                    const char *expect = expected_name(text, qpid, ts, want, sizeof want);
+                    const char *got = etl_process_table_name(t, qpid, ts);
+                    if (!expect) assert_null(got);
+                    else assert_string_equal(got ? got : "(none)", expect);
+                    checked++;
+                }
+            }
+        }
+        etl_textbuf_free(&described);
+        etl_process_table_free(t);
+    }
+    assert_true(checked > 1000000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_pid_restarted),
+        cmocka_unit_test(test_name_lookups_match_lifetimes),
         cmocka_unit_test(test_many_threads),
         cmocka_unit_test(test_decoder_warns_once),
     };

@@ -44,6 +44,11 @@ typedef struct process_slot {
     uint32_t pid;
     uint32_t first;       /* first lifetime, NO_INDEX: empty slot */
     uint32_t lifetimes;   /* length of its list */
+    /* The last name lookup's answer and the times it holds for (no lifetime starts or ends inside), valid
+     * while `answer_generation` is the table's: events come in time order, so most lookups walk no list. */
+    uint32_t answer_name;
+    uint64_t answer_generation;
+    int64_t answer_from, answer_to;
 } process_slot;
 
 typedef struct thread_slot {
@@ -71,6 +76,7 @@ struct etl_process_table {
     thread_slot *threads;
     size_t thread_capacity, thread_count;
     uint64_t dropped;     /* observations that did not fit the bounds above */
+    uint64_t generation;  /* changes with every lifetime or name: cached lookups older than it are stale */
 };
 
 /* kernel Process and Thread classes, Microsoft-Windows-Kernel-Process */
@@ -79,7 +85,12 @@ static const etl_guid thread_class = {0x3d6fa8d1, 0xfe05, 0x11d0, {0x9d, 0xda, 0
 static const etl_guid kernel_process_provider = {0x22fb2cd6, 0x0e7b, 0x422b,
                                                  {0xa0, 0xc7, 0x2f, 0xad, 0x1f, 0xd0, 0xe7, 0x16}};
 
-etl_process_table *etl_process_table_new(void) { return calloc(1, sizeof(etl_process_table)); }
+etl_process_table *etl_process_table_new(void)
+{
+    etl_process_table *t = calloc(1, sizeof *t);
+    if (t) t->generation = 1;  /* a fresh slot's answer (generation 0) is never valid */
+    return t;
+}
 
 void etl_process_table_free(etl_process_table *t)
 {
@@ -215,6 +226,7 @@ static int set_name(etl_process_table *t, lifetime *l, const char *image)
     etl_textbuf_append(&t->names, display, strlen(display) + 1);
     if (t->names.failed) return ETL_ERR_NOMEM;
     l->name = offset;
+    t->generation++;
     return ETL_OK;
 }
 
@@ -247,9 +259,17 @@ static lifetime *add_lifetime(etl_process_table *t, process_slot *slot, int64_t 
     }
     uint32_t index = (uint32_t)t->lifetime_count++;
     t->lifetimes[index] = (lifetime){start, end, NO_INDEX, slot->first};
+    t->generation++;
     slot->first = index;
     slot->lifetimes++;
     return &t->lifetimes[index];
+}
+
+static void set_end(etl_process_table *t, lifetime *l, int64_t end)
+{
+    if (l->end == end) return;  /* observed again: nothing changes, cached lookups stay */
+    l->end = end;
+    t->generation++;
 }
 
 enum process_event { PROCESS_START, PROCESS_END, PROCESS_RUNDOWN };
@@ -265,17 +285,17 @@ static int learn_process(etl_process_table *t, uint32_t pid, const char *image, 
     }
     process_slot *slot = &t->processes[at];
     int fresh = slot->first == NO_INDEX;
-    if (fresh) *slot = (process_slot){pid, NO_INDEX, 0};
+    if (fresh) *slot = (process_slot){pid, NO_INDEX, 0, NO_INDEX, 0, 0, 0};
     lifetime *l = containing(t, slot->first, ts);
     int full = 0;
     switch (kind) {
     case PROCESS_START:
         if (l && l->start == ts) break; /* seen already */
-        if (l) l->end = ts - 1;         /* the previous process with this PID ended unseen */
+        if (l) set_end(t, l, ts - 1);   /* the previous process with this PID ended unseen */
         l = add_lifetime(t, slot, ts, INT64_MAX, &full);
         break;
     case PROCESS_END:
-        if (l) l->end = ts;
+        if (l) set_end(t, l, ts);
         else l = add_lifetime(t, slot, INT64_MIN, ts, &full);
         break;
     case PROCESS_RUNDOWN:
@@ -479,17 +499,39 @@ uint32_t etl_process_table_event_pid(etl_process_table *t, const etl_decoded_eve
     return thread_pid(t, rec->header.thread_id);
 }
 
-const char *etl_process_table_name(const etl_process_table *t, uint32_t pid, int64_t timestamp)
+/* A lifetime's start and the time after its end change which lifetimes contain or precede a time: between
+ * two such bounds every time has the same answer. Narrows [*from, *to] around ts to the bounds of l. */
+static void narrow(const lifetime *l, int64_t ts, int64_t *from, int64_t *to)
+{
+    if (l->start <= ts) {
+        if (l->start > *from) *from = l->start;
+    } else if (l->start - 1 < *to) {
+        *to = l->start - 1;
+    }
+    if (l->end == INT64_MAX) return;
+    if (l->end < ts) {
+        if (l->end + 1 > *from) *from = l->end + 1;
+    } else if (l->end < *to) {
+        *to = l->end;
+    }
+}
+
+const char *etl_process_table_name(etl_process_table *t, uint32_t pid, int64_t timestamp)
 {
     if (!t->process_count || pid == UINT32_MAX) return NULL;
     size_t at = process_slot_of(t, pid);
     if (at == NO_SLOT) return NULL;
-    const process_slot *slot = &t->processes[at];
+    process_slot *slot = &t->processes[at];
     if (slot->first == NO_INDEX) return NULL;
+    if (slot->answer_generation == t->generation && slot->answer_from <= timestamp && timestamp <= slot->answer_to)
+        return name_at(t, slot->answer_name);
     const lifetime *in = NULL, *before = NULL;
+    int64_t from = INT64_MIN, to = INT64_MAX;
     for (uint32_t i = slot->first; i != NO_INDEX; i = t->lifetimes[i].next) {
         const lifetime *l = &t->lifetimes[i];
-        if (l->name == NO_INDEX || l->start > timestamp) continue;
+        if (l->name == NO_INDEX) continue;  /* never an answer, whatever the time */
+        narrow(l, timestamp, &from, &to);
+        if (l->start > timestamp) continue;
         if (timestamp <= l->end) {
             if (!in || l->start > in->start) in = l;
         } else if (!before || l->start > before->start) {
@@ -497,6 +539,10 @@ const char *etl_process_table_name(const etl_process_table *t, uint32_t pid, int
         }
     }
     const lifetime *l = in ? in : before;
+    slot->answer_name = l ? l->name : NO_INDEX;
+    slot->answer_generation = t->generation;
+    slot->answer_from = from;
+    slot->answer_to = to;
     return l ? name_at(t, l->name) : NULL;
 }
 
@@ -531,6 +577,7 @@ int etl_process_table_copy(etl_process_table *dst, const etl_process_table *src)
     copy.thread_capacity = src->thread_capacity;
     copy.thread_count = src->thread_count;
     copy.dropped = src->dropped;
+    copy.generation = src->generation;  /* the copied slots' cached answers hold for the same lifetimes */
     free(dst->processes);
     free(dst->lifetimes);
     free(dst->threads);

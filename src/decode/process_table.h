@@ -38,8 +38,10 @@ int etl_process_table_observe_header(etl_process_table *t, const etl_event_recor
 uint32_t etl_process_table_event_pid(etl_process_table *t, const etl_decoded_event *event);
 
 /* Display name (image name without directory and extension, as TraceEvent's ProcessName) of the process
- * that had `pid` at `timestamp` (same clock as the records), NULL if unknown. Valid until the next observe. */
-const char *etl_process_table_name(const etl_process_table *t, uint32_t pid, int64_t timestamp);
+ * that had `pid` at `timestamp` (same clock as the records), NULL if unknown. Valid until the next observe.
+ * Not const: each PID remembers its last answer and the times it holds for (lookups in time order walk no
+ * list), so one table is used by one thread at a time. */
+const char *etl_process_table_name(etl_process_table *t, uint32_t pid, int64_t timestamp);
 
 /* dst becomes what src knows (processes, lifetimes, names, TID -> PID), as if it had observed the same events.
  * ETL_OK, or ETL_ERR_NOMEM (dst unchanged). */

@@ -138,8 +138,7 @@ static void *prefetch_thread(void *arg)
         int rc = ETL_PREFETCH_MISS;
         if (in) {
             etl_compression_format used;
-            rc = etl_decompress_etl_buffer(in, in_len, data, expected, &used);
-            etl_input_release(&f->input, at, in_len);
+            rc = etl_decompress_etl_buffer(in, in_len, data, expected, &used);  /* its pages: the reader's sweeps */
         }
 
         pthread_mutex_lock(&pf->lock);

@@ -57,13 +57,14 @@ static int reserve_payload(etl_trace *t, etl_stream *s, size_t need)
     return 0;
 }
 
-/* Bytes of mapped input read (records parsed, compressed bytes decompressed) between two sweeps. A buffer's
- * pages go back when its stream leaves it, but a stream can sit in a large buffer for long (many streams of
- * 16 MiB buffers) and the kernel maps pages around each fault ("fault-around"), some of buffers already
- * released; so every so often every mapping is given back whole (pages still in use are read again from the
- * page cache). The resident set keeps about this much of the files plus a few pages per stream, whatever the
- * file size, the buffer size or the number of streams. */
-#define MAPPED_SWEEP_BYTES ((uint64_t)8 << 20)
+/* Bytes of mapped input read (records parsed, compressed bytes decompressed) between two sweeps, where every
+ * mapping is given back whole (pages still in use are read again from the page cache). Buffers are not given
+ * back one by one: a madvise per buffer was tens of thousands of system calls per GB, and with -j each one
+ * interrupts the other cores to flush their TLBs. The kernel maps pages around each fault ("fault-around"),
+ * some of other streams' buffers (a by-stream first pass reads one stream at a time), so the file range read
+ * since the last sweep is bounded too. The resident set keeps about this much of the files plus a few pages
+ * per stream, whatever the file size, the buffer size or the number of streams. */
+#define MAPPED_SWEEP_BYTES ((uint64_t)4 << 20)
 
 static void sweep_mapped(etl_trace *t)
 {
@@ -79,10 +80,8 @@ static void count_mapped(etl_trace *t, uint64_t bytes)
     if (t->mapped_read >= MAPPED_SWEEP_BYTES) sweep_mapped(t);
 }
 
-/* A mapped buffer [offset, offset + size) was left. One stream read alone (a by-stream first pass) touches its
- * buffers only, but each fault maps the pages around it, which belong to the other streams' buffers and stay
- * mapped until those are read: what is resident follows the file range read, not the bytes read. So the range
- * of the buffers left since the last sweep is bounded too. */
+/* A mapped buffer [offset, offset + size) was read: what is resident follows the file range read, not only the
+ * bytes read (see above). */
 static void note_mapped_range(etl_trace *t, uint64_t offset, uint64_t size)
 {
     if (!t->mapped_hi) t->mapped_lo = offset, t->mapped_hi = offset + size;
@@ -133,6 +132,7 @@ static int read_payload(etl_trace *t, etl_stream *s, const etl_buffer_ref *b)
             s->data = s->payload;
             t->resident += s->payload_cap - cap_before;  /* a payload of another capacity came in */
             t->stats.buffers_prefetched += rc == ETL_OK;
+            note_mapped_range(t, b->offset, b->disk_size);
             count_mapped(t, in_len);
         } else if (!in) {
             if (ensure(&t->scratch, &t->scratch_cap, in_len ? in_len : 1)) return ETL_ERR_NOMEM;
@@ -145,8 +145,8 @@ static int read_payload(etl_trace *t, etl_stream *s, const etl_buffer_ref *b)
         if (rc == ETL_PREFETCH_MISS) {
             etl_compression_format used;
             rc = etl_decompress_etl_buffer(in, in_len, s->payload, expected, &used);
-            if (in != t->scratch) {  /* decompressed once: done with it */
-                etl_input_release(&f->input, at, in_len);
+            if (in != t->scratch) {  /* decompressed once: given back at the next sweep */
+                note_mapped_range(t, b->offset, b->disk_size);
                 count_mapped(t, in_len);
             }
         }
@@ -163,13 +163,11 @@ static int read_payload(etl_trace *t, etl_stream *s, const etl_buffer_ref *b)
     return ETL_OK;
 }
 
-/* The stream leaves its current buffer: a mapped one's pages go back. */
+/* The stream leaves its current buffer: a mapped one's pages go back at the next sweep. */
 static void leave_buffer(etl_trace *t, etl_stream *s)
 {
     if (!s->mapped) return;
     s->mapped = 0;
-    etl_input_release(&t->files[s->file_index].input, s->current->offset + ETL_BUFFER_HEADER_SIZE,
-                      s->current->valid - ETL_BUFFER_HEADER_SIZE);
     note_mapped_range(t, s->current->offset, s->current->valid);
 }
 
