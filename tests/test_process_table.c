@@ -197,6 +197,17 @@ static uint64_t next_random(uint64_t *s)
     return *s >> 33;
 }
 
+/* The table's name for (pid, ts) is the one its lifetimes give; returns 1 (a lookup checked). */
+static unsigned check_name(etl_process_table *t, const char *described, uint32_t pid, int64_t ts)
+{
+    char want[64];
+    const char *expect = expected_name(described, pid, ts, want, sizeof want);
+    const char *got = etl_process_table_name(t, pid, ts);
+    if (!expect) assert_null(got);
+    else assert_string_equal(got ? got : "(none)", expect);
+    return 1;
+}
+
 /* Each PID remembers its last answer and the times it holds for: lookups swept in time order (the decoder's
  * case, mostly answered from that), at random times, at the extremes, and after every change of the table
  * (starts, ends, rundowns in any time order, so lifetimes overlap and reopen) all give the name the lifetimes
@@ -227,28 +238,11 @@ static void test_name_lookups_match_lifetimes(void **state)
             const char *text = etl_textbuf_at(&described, 0);
             for (uint32_t q = 0; q < 3; q++) {
                 uint32_t qpid = 4 + 4 * q;
-                char again[64]; /* ...and asked again after the change */
-                const char *expect_again = expected_name(text, qpid, probe, again, sizeof again);
-                const char *got_again = etl_process_table_name(t, qpid, probe);
-                if (!expect_again) assert_null(got_again);
-                else assert_string_equal(got_again ? got_again : "(none)", expect_again);
-                for (int64_t ts = -2; ts <= 202; ts += 1 + (int64_t)(next_random(&seed) % 3)) { /* in time order */
-                    char want[64];
-                    const char *expect = expected_name(text, qpid, ts, want, sizeof want);
-                    const char *got = etl_process_table_name(t, qpid, ts);
-                    if (!expect) assert_null(got);
-                    else assert_string_equal(got ? got : "(none)", expect);
-                    checked++;
-                }
-                for (int k = 0; k < 40; k++) { /* anywhere, then the extremes */
-                    int64_t ts = k < 34 ? (int64_t)(next_random(&seed) % 210) - 5 : extremes[k - 34];
-                    char want[64];
-                    const char *expect = expected_name(text, qpid, ts, want, sizeof want);
-                    const char *got = etl_process_table_name(t, qpid, ts);
-                    if (!expect) assert_null(got);
-                    else assert_string_equal(got ? got : "(none)", expect);
-                    checked++;
-                }
+                checked += check_name(t, text, qpid, probe); /* ...and asked again after the change */
+                for (int64_t ts = -2; ts <= 202; ts += 1 + (int64_t)(next_random(&seed) % 3)) /* in time order */
+                    checked += check_name(t, text, qpid, ts);
+                for (int k = 0; k < 40; k++) /* anywhere, then the extremes */
+                    checked += check_name(t, text, qpid, k < 34 ? (int64_t)(next_random(&seed) % 210) - 5 : extremes[k - 34]);
             }
         }
         etl_textbuf_free(&described);
