@@ -117,8 +117,9 @@ static void worker_main(void *arg, unsigned index)
         }
         pthread_mutex_lock(&p->mu);
         if (own) b->rendered = 1;
-        b->pending--;
-        pthread_cond_broadcast(&p->done_cv);
+        /* the calling thread waits for a rendered batch to write or a free slot to fill: only those wake it
+         * (a worker passing a batch another renders would wake it for nothing, twice a batch at -j 2) */
+        if (--b->pending == 0 || own) pthread_cond_broadcast(&p->done_cv);
         pthread_mutex_unlock(&p->mu);
     }
 }

@@ -42,6 +42,8 @@ struct etl_prefetch {
     block *spares;         /* taken payloads kept for reuse */
     size_t spare_count, spare_cap;
     size_t held;           /* bytes of every block: ready, being filled, spare */
+    size_t spare_bytes;    /* of which spare */
+    unsigned room_waiters; /* threads waiting for room (see wait_for_room) */
     pthread_mutex_t lock;
     pthread_cond_t changed;
     int stop;
@@ -68,6 +70,7 @@ static uint8_t *get_block(etl_prefetch *pf, size_t need, size_t *cap)
         if (pf->spares[i].cap >= need) {
             uint8_t *data = pf->spares[i].data;
             *cap = pf->spares[i].cap;
+            pf->spare_bytes -= *cap;
             pf->spares[i] = pf->spares[--pf->spare_count];
             return data;
         }
@@ -75,6 +78,7 @@ static uint8_t *get_block(etl_prefetch *pf, size_t need, size_t *cap)
     while (pf->held + size > ETL_PREFETCH_BYTES && pf->spare_count) {  /* spares too small: make room */
         block *b = &pf->spares[--pf->spare_count];
         pf->held -= b->cap;
+        pf->spare_bytes -= b->cap;
         free(b->data);
     }
     if (pf->held && pf->held + size > ETL_PREFETCH_BYTES) return NULL;
@@ -102,6 +106,27 @@ static void put_block(etl_prefetch *pf, uint8_t *data, size_t cap)
         pf->spare_cap = n;
     }
     pf->spares[pf->spare_count++] = (block){data, cap};
+    pf->spare_bytes += cap;
+}
+
+/* Room for payloads: unused budget and spare blocks. */
+static size_t room(const etl_prefetch *pf)
+{
+    return (pf->held < ETL_PREFETCH_BYTES ? ETL_PREFETCH_BYTES - pf->held : 0) + pf->spare_bytes;
+}
+
+/* Under the lock, when the budget is full: waits until half of it is free again (or the run stops), so a
+ * helper decompresses a run of buffers per wake-up instead of one per buffer the reader takes (a futex wake
+ * and two context switches each). */
+static void wait_for_room(etl_prefetch *pf)
+{
+    pf->idle++;
+    pf->room_waiters++;
+    pthread_cond_broadcast(&pf->changed);
+    do pthread_cond_wait(&pf->changed, &pf->lock);
+    while (!pf->stop && room(pf) < ETL_PREFETCH_BYTES / 2);
+    pf->room_waiters--;
+    pf->idle--;
 }
 
 static void *prefetch_thread(void *arg)
@@ -121,10 +146,7 @@ static void *prefetch_thread(void *arg)
         size_t expected = payload_size(b), cap = 0;
         uint8_t *data = get_block(pf, expected, &cap);
         if (!data) {
-            pf->idle++;
-            pthread_cond_broadcast(&pf->changed);
-            pthread_cond_wait(&pf->changed, &pf->lock);
-            pf->idle--;
+            wait_for_room(pf);
             continue;
         }
         slot *s = &pf->slots[pf->file_base[w->file] + w->buffer];
@@ -248,7 +270,7 @@ int etl_prefetch_take(etl_prefetch *pf, uint32_t file_index, const etl_buffer_re
     }
     s->state = SLOT_TAKEN;  /* read again later (evicted): by the reader itself */
     s->data = NULL;
-    pthread_cond_broadcast(&pf->changed);
+    if (pf->room_waiters && room(pf) >= ETL_PREFETCH_BYTES / 2) pthread_cond_broadcast(&pf->changed);
     pthread_mutex_unlock(&pf->lock);
     return rc;
 }
