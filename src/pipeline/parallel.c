@@ -119,8 +119,9 @@ static void worker_main(void *arg, unsigned index)
         if (own) b->rendered = 1;
         /* the calling thread waits for a rendered batch to write or a free slot to fill: only those wake it
          * (a worker passing a batch another renders would wake it for nothing, twice a batch at -j 2) */
-        if (--b->pending == 0 || own) pthread_cond_broadcast(&p->done_cv);
+        int wake = --b->pending == 0 || own;
         pthread_mutex_unlock(&p->mu);
+        if (wake) pthread_cond_broadcast(&p->done_cv);  /* after unlocking: woken, it need not wait for the lock */
     }
 }
 
@@ -197,8 +198,8 @@ static int publish(etl_parallel *p)
     b->pending = p->threads + 1;  /* every worker, then the writer */
     b->claimed = b->rendered = 0;
     p->published++;
-    pthread_cond_broadcast(&p->work_cv);
     pthread_mutex_unlock(&p->mu);
+    pthread_cond_broadcast(&p->work_cv);
     return pump(p, NULL, 0);
 }
 

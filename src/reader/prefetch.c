@@ -270,8 +270,9 @@ int etl_prefetch_take(etl_prefetch *pf, uint32_t file_index, const etl_buffer_re
     }
     s->state = SLOT_TAKEN;  /* read again later (evicted): by the reader itself */
     s->data = NULL;
-    if (pf->room_waiters && room(pf) >= ETL_PREFETCH_BYTES / 2) pthread_cond_broadcast(&pf->changed);
+    int wake = pf->room_waiters && room(pf) >= ETL_PREFETCH_BYTES / 2;
     pthread_mutex_unlock(&pf->lock);
+    if (wake) pthread_cond_broadcast(&pf->changed);  /* after unlocking: woken, it need not wait for the lock */
     return rc;
 }
 
