@@ -29,6 +29,7 @@
 #include "schema/eventsource.h"
 #include "schema/sources.h"
 #include "schema/wpp/wpp.h"
+#include "util/clear.h"
 #include "util/swar.h"
 
 struct etl_decoder {
@@ -477,7 +478,7 @@ static void set_error(etl_decoder *d, etl_decoded_event *ev, const char *why)
 int etl_decode_begin(etl_decoder *d, const etl_event_record *rec, const etl_decoded_event **out)
 {
     etl_decoded_event *ev = &d->event;
-    memset(ev, 0, sizeof *ev);
+    etl_clear_blocks(ev, sizeof *ev); /* a memset here is `rep stos` */
     ev->record = rec;
     *out = ev;
     d->pending = PENDING_NONE;

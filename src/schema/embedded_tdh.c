@@ -442,8 +442,9 @@ int etl_embedded_observe(etl_embedded_state *state, const etl_event_record *reco
     int classic = record->kind == ETL_KIND_FULL32 || record->kind == ETL_KIND_FULL64 ||
                   (record->header.flags & ETL_EVENT_FLAG_CLASSIC_HEADER);
     uint8_t opcode = record->header.descriptor.opcode;
-    if (!classic || !etl_guid_equal(&record->header.provider_id, &metadata_task_guid) ||
-        (opcode != OPCODE_EVENT_INFO && opcode != OPCODE_EVENT_MAP_INFO)) {
+    /* the opcode first: it rules out almost every record without a call to compare GUIDs */
+    if ((opcode != OPCODE_EVENT_INFO && opcode != OPCODE_EVENT_MAP_INFO) || !classic ||
+        !etl_guid_equal(&record->header.provider_id, &metadata_task_guid)) {
         if (state->pending) flush_pending(state);
         return 0;
     }
