@@ -342,12 +342,17 @@ static int field_id(const etl_decoded_event *ev, const char *name, uint32_t *out
     return f && parse_id(f->value, out);
 }
 
+int etl_process_table_header_thread(const etl_event_record *record)
+{
+    const etl_event_header *h = &record->header;
+    return h->process_id != UINT32_MAX && h->thread_id != UINT32_MAX && h->thread_id != 0;
+}
+
 int etl_process_table_observe_header(etl_process_table *t, const etl_event_record *record)
 {
     const etl_event_header *h = &record->header;
     /* a record logged by a thread tells which process that thread belongs to (TraceLog learns this too) */
-    if (h->process_id != UINT32_MAX && h->thread_id != UINT32_MAX && h->thread_id != 0 &&
-        learn_thread(t, h->thread_id, h->process_id) != ETL_OK)
+    if (etl_process_table_header_thread(record) && learn_thread(t, h->thread_id, h->process_id) != ETL_OK)
         return ETL_ERR_NOMEM;
     return ETL_OK;
 }

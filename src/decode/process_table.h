@@ -29,6 +29,9 @@ int etl_process_table_observe(etl_process_table *t, const etl_decoded_event *eve
 /* The part of etl_process_table_observe a record's header alone gives (its PID/TID pair): all that observing a
  * record etl_process_table_wants does not want amounts to. */
 int etl_process_table_observe_header(etl_process_table *t, const etl_event_record *record);
+/* 1 when the record's header names a thread and its process (TID 0 excepted): the only headers
+ * etl_process_table_observe_header learns from (TID -> PID); it changes nothing for the others. */
+int etl_process_table_header_thread(const etl_event_record *record);
 
 /* The PID an event belongs to: for classic (kernel) records, the payload's ProcessId/PID/StackProcess field
  * when there is one (the process the event is about; the header holds the logging context), else the

@@ -436,14 +436,22 @@ static void flush_pending(etl_embedded_state *s)
         if (!e->registered) register_event(s, e);
 }
 
-int etl_embedded_observe(etl_embedded_state *state, const etl_event_record *record)
+int etl_embedded_takes(const etl_event_record *record)
 {
-    if (!state || !record) return 0;
     int classic = record->kind == ETL_KIND_FULL32 || record->kind == ETL_KIND_FULL64 ||
                   (record->header.flags & ETL_EVENT_FLAG_CLASSIC_HEADER);
     uint8_t opcode = record->header.descriptor.opcode;
-    if (!classic || !etl_guid_equal(&record->header.provider_id, &metadata_task_guid) ||
-        (opcode != OPCODE_EVENT_INFO && opcode != OPCODE_EVENT_MAP_INFO)) {
+    return classic && etl_guid_equal(&record->header.provider_id, &metadata_task_guid) &&
+           (opcode == OPCODE_EVENT_INFO || opcode == OPCODE_EVENT_MAP_INFO);
+}
+
+uint32_t etl_embedded_pending(const etl_embedded_state *state) { return state ? state->pending : 0; }
+
+int etl_embedded_observe(etl_embedded_state *state, const etl_event_record *record)
+{
+    if (!state || !record) return 0;
+    uint8_t opcode = record->header.descriptor.opcode;
+    if (!etl_embedded_takes(record)) {  /* any other record: the events held back are registered now */
         if (state->pending) flush_pending(state);
         return 0;
     }

@@ -33,6 +33,9 @@ etl_eventsource_state *etl_eventsource_new(etl_schema_registry *registry);
 void etl_eventsource_free(etl_eventsource_state *state);
 /* Call for every record before lookup; returns 1 when the record was a manifest chunk. */
 int etl_eventsource_observe(etl_eventsource_state *state, const etl_event_record *record);
+/* 1 when the record is one etl_eventsource_observe takes (a manifest chunk); observing any other changes
+ * nothing (decode/observe_filter.h). */
+int etl_eventsource_takes(const etl_event_record *record);
 
 /* KernelTraceControl MetaData events (EventInfo = TRACE_EVENT_INFO blob, EventMapInfo = EVENT_MAP_INFO blob):
  * loaded into the registry as ETL_SOURCE_EMBEDDED_TDH. Returns 1 when the record was such an event. */
@@ -40,5 +43,12 @@ typedef struct etl_embedded_state etl_embedded_state;
 etl_embedded_state *etl_embedded_new(etl_schema_registry *registry);
 void etl_embedded_free(etl_embedded_state *state);
 int etl_embedded_observe(etl_embedded_state *state, const etl_event_record *record);
+/* 1 when the record is a MetaData event etl_embedded_observe takes. Observing any other record registers the
+ * events held back for maps (embedded_tdh.c) and changes nothing else; once they are registered, nothing at
+ * all (decode/observe_filter.h). */
+int etl_embedded_takes(const etl_event_record *record);
+/* Events held back and not registered yet: after observing a record it does not take, nonzero only when
+ * registering failed (out of memory). */
+uint32_t etl_embedded_pending(const etl_embedded_state *state);
 
 #endif
