@@ -84,7 +84,7 @@ int etl_observe_filter_wants(etl_observe_filter *f, const etl_event_record *reco
         }
         if (etl_eventsource_takes(record)) wanted = 1;
     }
-    if (etl_process_table_learns_from(record)) {
+    if (etl_process_table_wants(record) && etl_process_table_learns_from(record)) {  /* the first: inline */
         clear_cache(f);
         return 1;
     }

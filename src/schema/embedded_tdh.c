@@ -16,9 +16,6 @@
 #include "util/le.h"
 #include "util/utf.h"
 
-static const etl_guid metadata_task_guid = {0xbbccf6c1, 0x6cd1, 0x48c4,
-                                            {0x80, 0xff, 0x83, 0x94, 0x82, 0xe3, 0x76, 0x71}};
-enum { OPCODE_EVENT_INFO = 32, OPCODE_EVENT_MAP_INFO = 33 };
 
 /* TRACE_EVENT_INFO */
 enum {
@@ -436,15 +433,6 @@ static void flush_pending(etl_embedded_state *s)
         if (!e->registered) register_event(s, e);
 }
 
-int etl_embedded_takes(const etl_event_record *record)
-{
-    int classic = record->kind == ETL_KIND_FULL32 || record->kind == ETL_KIND_FULL64 ||
-                  (record->header.flags & ETL_EVENT_FLAG_CLASSIC_HEADER);
-    uint8_t opcode = record->header.descriptor.opcode;
-    return classic && etl_guid_equal(&record->header.provider_id, &metadata_task_guid) &&
-           (opcode == OPCODE_EVENT_INFO || opcode == OPCODE_EVENT_MAP_INFO);
-}
-
 uint32_t etl_embedded_pending(const etl_embedded_state *state) { return state ? state->pending : 0; }
 
 int etl_embedded_observe(etl_embedded_state *state, const etl_event_record *record)
@@ -457,7 +445,7 @@ int etl_embedded_observe(etl_embedded_state *state, const etl_event_record *reco
     }
     const uint8_t *payload = record->user_data;
     size_t length = payload ? record->user_data_length : 0;
-    int rc = opcode == OPCODE_EVENT_INFO ? observe_event_info(state, payload, length)
+    int rc = opcode == ETL_METADATA_EVENT_INFO ? observe_event_info(state, payload, length)
                                          : observe_map(state, payload, length);
     if (rc != 0) state->stats.malformed++;
     return 1;
