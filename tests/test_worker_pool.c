@@ -130,7 +130,7 @@ static void run_pipeline(etl_worker_pool *pool, pipe_run *run)
     int keep = run->keep_until_end;
     memset(run, 0, sizeof *run);
     run->keep_until_end = keeping = keep;
-    etl_parallel_ops ops = {pipe_start, pipe_record, pipe_diagnostic, NULL, keep ? pipe_batch_end : NULL};
+    etl_parallel_ops ops = {pipe_start, pipe_record, pipe_diagnostic, NULL, keep ? pipe_batch_end : NULL, NULL, NULL};
     etl_parallel_config config = {THREADS, 7, 0, 0, pool};  /* small batches: every worker owns many */
     etl_sink sink = {pipe_sink, run};
     etl_parallel *p = etl_parallel_start(&config, &ops, run, &sink);

@@ -13,6 +13,8 @@
 #include <libxml/parser.h>
 
 #include "convert_internal.h"
+#include "decode/observe_filter.h"
+#include "decode/process_table.h"
 #include "pipeline/parallel.h"
 #include "pipeline/workers.h"
 #include "threads.h"
@@ -63,6 +65,8 @@ typedef struct shared {
     etl_trace *view;          /* what the workers' runs name files and clocks with (etl_trace_view) */
     worker *workers;
     unsigned threads;
+    etl_observe_filter *filter;  /* the reader's: which records the workers that do not decode them observe */
+    int first_listed;
 } shared;
 
 static void exchange(etl_textbuf *a, etl_textbuf *b)
@@ -169,6 +173,23 @@ static int worker_record(void *state, const etl_event_record *record, etl_textbu
     return 0;
 }
 
+/* The reader: the records a worker that does not own them must observe (decode/observe_filter.h), and the
+ * trace's first record, where each worker binds relative times (worker_record). */
+static int listed(void *ctx, const etl_event_record *record)
+{
+    shared *sh = ctx;
+    int wanted = etl_observe_filter_wants(sh->filter, record);
+    if (sh->first_listed) return wanted;
+    sh->first_listed = 1;
+    return 1;
+}
+
+static int needs_every(void *state)
+{
+    worker *w = state;
+    return etl_decoder_needs_every_record(w->own.decoder);
+}
+
 static void run_diagnostic(void *ctx, const etl_diagnostic *d)
 {
     shared *sh = ctx;
@@ -205,13 +226,20 @@ int etlconv_process_parallel(run *r, etl_schema_registry *registry, const etlcon
         free(sh.workers);
         return rc;
     }
+    if (!(sh.filter = etl_observe_filter_new(etl_decoder_flags(r->decoder)))) {
+        fprintf(stderr, "etlconv: out of memory\n");
+        free(sh.workers);
+        etl_close(sh.view);
+        return rc;
+    }
     xmlInitParser();  /* workers may parse manifests (deferred bundled ones) on their threads */
     etl_parallel_config config = {sh.threads, 0, 0, 0, NULL};
     if (job->workers && !*job->workers) *job->workers = etl_worker_pool_new(sh.threads);  /* NULL: own threads */
     if (job->workers) config.pool = *job->workers;
     const char *batch = getenv("ETLCONV_BATCH_RECORDS");  /* tuning and tests: records per batch */
     if (batch && atol(batch) > 0) config.batch_records = (size_t)atol(batch);
-    etl_parallel_ops ops = {worker_start, worker_record, run_diagnostic, run_progress, worker_batch_end};
+    etl_parallel_ops ops = {worker_start, worker_record, run_diagnostic, run_progress, worker_batch_end, listed,
+                            needs_every};
     etl_parallel *p = etl_parallel_start(&config, &ops, &sh, r->out_sink);
     if (!p || etl_parallel_pass(p, r->trace, &rc) != 0) r->failed = 1;
     if (p && etl_parallel_finish(p) != 0) r->failed = 1;
@@ -231,6 +259,7 @@ int etlconv_process_parallel(run *r, etl_schema_registry *registry, const etlcon
         if (w->stable_started) etlconv_stable_end(&w->own.stable);
     }
     free(sh.workers);
+    etl_observe_filter_free(sh.filter);
     etl_close(sh.view);
     return rc;
 }

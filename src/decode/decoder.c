@@ -24,6 +24,7 @@
 
 #include "decode/decode_cache.h"
 #include "decode/message.h"
+#include "decode/observe_filter.h"
 #include "decode/process_table.h"
 #include "decode/walk.h"
 #include "schema/eventsource.h"
@@ -61,6 +62,7 @@ struct etl_decoder {
     etl_diagnostic_fn on_diagnostic;
     void *diagnostic_ctx;
     int process_bounds_warned;  /* the process table's bounds were reached and said so */
+    int flush_failed;           /* embedded schemas held back could not be registered (etl_decoder_needs_every_record) */
 };
 
 /* winmeta.xml display strings */
@@ -212,13 +214,25 @@ int etl_decoder_learn(etl_decoder *d, const etl_event_record *rec)
     return observe_processes(d, &ev);
 }
 
+/* The schemas the trace carries (EventSource manifests, embedded TDH metadata), unless told not to. */
+static void observe_trace_schemas(etl_decoder *d, const etl_event_record *rec)
+{
+    if (d->flags & ETL_DECODER_NO_TRACE_SCHEMAS) return;
+    etl_eventsource_observe(d->eventsource, rec);
+    if (!etl_embedded_observe(d->embedded, rec)) d->flush_failed = etl_embedded_pending(d->embedded) != 0;
+}
+
+/* What this observes of a record, and so which records a decoder that does not decode them may leave out, is
+ * decode/observe_filter.c's to know: a change here is one there. */
 int etl_decoder_observe(etl_decoder *d, const etl_event_record *rec)
 {
-    if (!(d->flags & ETL_DECODER_NO_TRACE_SCHEMAS)) {
-        etl_eventsource_observe(d->eventsource, rec);
-        etl_embedded_observe(d->embedded, rec);
-    }
+    observe_trace_schemas(d, rec);
     return etl_decoder_learn(d, rec);  /* process table: thread ids of every header, process events */
+}
+
+int etl_decoder_needs_every_record(const etl_decoder *d)
+{
+    return d->flush_failed || etl_process_table_dropped(d->processes) != 0;
 }
 
 const etl_process_table *etl_decoder_process_table(const etl_decoder *d) { return d->processes; }
@@ -482,10 +496,7 @@ int etl_decode_begin(etl_decoder *d, const etl_event_record *rec, const etl_deco
     ev->record = rec;
     *out = ev;
     d->pending = PENDING_NONE;
-    if (!(d->flags & ETL_DECODER_NO_TRACE_SCHEMAS)) {
-        etl_eventsource_observe(d->eventsource, rec);
-        etl_embedded_observe(d->embedded, rec);
-    }
+    observe_trace_schemas(d, rec);
 
     size_t size = rec->user_data ? rec->user_data_length : 0;
     const char *tl_error = NULL;

@@ -79,11 +79,10 @@ struct etl_process_table {
     uint64_t generation;  /* changes with every lifetime or name: cached lookups older than it are stale */
 };
 
-/* kernel Process and Thread classes, Microsoft-Windows-Kernel-Process */
-static const etl_guid process_class = {0x3d6fa8d0, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}};
-static const etl_guid thread_class = {0x3d6fa8d1, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}};
-static const etl_guid kernel_process_provider = {0x22fb2cd6, 0x0e7b, 0x422b,
-                                                 {0xa0, 0xc7, 0x2f, 0xad, 0x1f, 0xd0, 0xe7, 0x16}};
+/* the kernel Process and Thread classes and Microsoft-Windows-Kernel-Process (process_table.h) */
+#define process_class etl_process_class_guid
+#define thread_class etl_thread_class_guid
+#define kernel_process_provider etl_kernel_process_guid
 
 etl_process_table *etl_process_table_new(void)
 {
@@ -103,17 +102,6 @@ void etl_process_table_free(etl_process_table *t)
 }
 
 static int same_guid(const etl_guid *a, const etl_guid *b) { return memcmp(a, b, sizeof *a) == 0; }
-
-int etl_process_table_wants(const etl_event_record *record)
-{
-    const etl_guid *g = &record->header.provider_id;
-    switch (g->data1) { /* most records are none of these: one compare */
-    case 0x3d6fa8d0: return same_guid(g, &process_class);
-    case 0x3d6fa8d1: return same_guid(g, &thread_class);
-    case 0x22fb2cd6: return same_guid(g, &kernel_process_provider);
-    default: return 0;
-    }
-}
 
 /* ---- hash tables --------------------------------------------------------------------------------------- */
 
@@ -366,8 +354,7 @@ int etl_process_table_observe_header(etl_process_table *t, const etl_event_recor
 {
     const etl_event_header *h = &record->header;
     /* a record logged by a thread tells which process that thread belongs to (TraceLog learns this too) */
-    if (h->process_id != UINT32_MAX && h->thread_id != UINT32_MAX && h->thread_id != 0 &&
-        learn_thread(t, h->thread_id, h->process_id) != ETL_OK)
+    if (etl_process_table_header_thread(record) && learn_thread(t, h->thread_id, h->process_id) != ETL_OK)
         return ETL_ERR_NOMEM;
     return ETL_OK;
 }

@@ -4,6 +4,8 @@
 #ifndef ETL_DECODE_PROCESS_TABLE_H
 #define ETL_DECODE_PROCESS_TABLE_H
 
+#include <string.h>
+
 #include "etl/etl_schema.h"
 #include "util/textbuf.h"
 
@@ -12,9 +14,27 @@ typedef struct etl_process_table etl_process_table;
 etl_process_table *etl_process_table_new(void);
 void etl_process_table_free(etl_process_table *t);
 
+/* kernel Process and Thread classes, Microsoft-Windows-Kernel-Process */
+static const etl_guid etl_process_class_guid = {0x3d6fa8d0, 0xfe05, 0x11d0,
+                                                {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}};
+static const etl_guid etl_thread_class_guid = {0x3d6fa8d1, 0xfe05, 0x11d0,
+                                               {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}};
+static const etl_guid etl_kernel_process_guid = {0x22fb2cd6, 0x0e7b, 0x422b,
+                                                 {0xa0, 0xc7, 0x2f, 0xad, 0x1f, 0xd0, 0xe7, 0x16}};
+
 /* Records whose decoded fields the table learns from (kernel Process and Thread classes,
- * Microsoft-Windows-Kernel-Process): the only ones a first pass needs to decode. */
-int etl_process_table_wants(const etl_event_record *record);
+ * Microsoft-Windows-Kernel-Process): the only ones a first pass needs to decode. Inline, as
+ * etl_process_table_header_thread: the parallel reader asks them of every record (decode/observe_filter.c). */
+static inline int etl_process_table_wants(const etl_event_record *record)
+{
+    const etl_guid *g = &record->header.provider_id;
+    switch (g->data1) { /* most records are none of these: one compare */
+    case 0x3d6fa8d0: return memcmp(g, &etl_process_class_guid, sizeof *g) == 0;
+    case 0x3d6fa8d1: return memcmp(g, &etl_thread_class_guid, sizeof *g) == 0;
+    case 0x22fb2cd6: return memcmp(g, &etl_kernel_process_guid, sizeof *g) == 0;
+    default: return 0;
+    }
+}
 
 /* Among those, the ones whose decoded fields can change the table (the events etl_process_table_observe lists
  * below); observing any other record amounts to etl_process_table_observe_header. */
@@ -29,6 +49,13 @@ int etl_process_table_observe(etl_process_table *t, const etl_decoded_event *eve
 /* The part of etl_process_table_observe a record's header alone gives (its PID/TID pair): all that observing a
  * record etl_process_table_wants does not want amounts to. */
 int etl_process_table_observe_header(etl_process_table *t, const etl_event_record *record);
+/* 1 when the record's header names a thread and its process (TID 0 excepted): the only headers
+ * etl_process_table_observe_header learns from (TID -> PID); it changes nothing for the others. */
+static inline int etl_process_table_header_thread(const etl_event_record *record)
+{
+    const etl_event_header *h = &record->header;
+    return h->process_id != UINT32_MAX && h->thread_id != UINT32_MAX && h->thread_id != 0;
+}
 
 /* The PID an event belongs to: for classic (kernel) records, the payload's ProcessId/PID/StackProcess field
  * when there is one (the process the event is about; the header holds the logging context), else the

@@ -18,13 +18,15 @@ int etl_batch_init(etl_batch *b, size_t max_records, size_t max_bytes)
     b->max_bytes = max_bytes;
     b->records = malloc(max_records * sizeof *b->records);
     b->places = malloc(max_records * sizeof *b->places);
-    return b->records && b->places ? 0 : ETL_ERR_NOMEM;
+    b->listed = max_records <= UINT32_MAX ? malloc(max_records * sizeof *b->listed) : NULL;
+    return b->records && b->places && b->listed ? 0 : ETL_ERR_NOMEM;
 }
 
 void etl_batch_free(etl_batch *b)
 {
     free(b->records);
     free(b->places);
+    free(b->listed);
     free(b->items);
     free(b->item_offsets);
     free(b->bytes);
@@ -37,13 +39,18 @@ void etl_batch_free(etl_batch *b)
 void etl_batch_reset(etl_batch *b, uint64_t seq)
 {
     b->seq = seq;
-    b->count = b->item_count = b->used = 0;
+    b->count = b->item_count = b->used = b->listed_count = 0;
     etl_textbuf_reset(&b->text);
     etl_textbuf_reset(&b->reader_notes);
     etl_textbuf_reset(&b->owner_notes);
 }
 
 int etl_batch_full(const etl_batch *b) { return b->count >= b->max_records || b->used >= b->max_bytes; }
+
+void etl_batch_list_last(etl_batch *b)
+{
+    if (b->count) b->listed[b->listed_count++] = (uint32_t)(b->count - 1);
+}
 
 /* Appends n bytes at an 8-aligned offset (records keep the alignment they have in an ETL buffer). */
 static size_t put_bytes(etl_batch *b, const uint8_t *data, size_t n)

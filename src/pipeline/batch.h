@@ -16,6 +16,8 @@ typedef struct etl_batch {
     uint64_t seq;
     size_t count, max_records, max_bytes;
     etl_event_record *records;   /* max_records; pointers valid after etl_batch_seal */
+    uint32_t *listed;            /* max_records: positions of the records non-owners observe (etl_batch_list) */
+    size_t listed_count;
     etl_batch_place *places;     /* where each record's parts lie in the arena while the batch fills */
     etl_extended_item *items;
     size_t *item_offsets;        /* where each item's data lies in the arena while the batch fills */
@@ -39,6 +41,8 @@ void etl_batch_reset(etl_batch *b, uint64_t seq);
 /* Copies the record in; 0, or ETL_ERR_NOMEM. */
 int etl_batch_add(etl_batch *b, const etl_event_record *record);
 int etl_batch_full(const etl_batch *b);
+/* Lists the record added last: the workers that do not own the batch observe it (parallel.h). */
+void etl_batch_list_last(etl_batch *b);
 /* Points the records into the arena (after the last etl_batch_add). */
 void etl_batch_seal(etl_batch *b);
 

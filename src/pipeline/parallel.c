@@ -75,15 +75,35 @@ static void stop_run(etl_parallel *p)
 
 /* ---- workers ------------------------------------------------------------------------------------------- */
 
+/* A batch the worker does not own: the records the reader listed, or every record while the worker says it
+ * needs them all (asked before the batch and after each record). */
+static int observe_batch(worker *w, etl_batch *b)
+{
+    const etl_parallel_ops *ops = w->p->ops;
+    int rc = 0;
+    size_t next = 0;  /* in b->listed */
+    for (size_t i = 0; i < b->count && rc == 0; i++) {
+        if (ops->listed && !(ops->needs_every && ops->needs_every(w->state))) {
+            while (next < b->listed_count && b->listed[next] < i) next++;
+            if (next == b->listed_count) break;
+            i = b->listed[next++];
+        }
+        here.position = i;
+        rc = ops->record(w->state, &b->records[i], NULL);
+    }
+    return rc;
+}
+
 static int run_batch(worker *w, etl_batch *b, int own)
 {
     const etl_parallel_ops *ops = w->p->ops;
     here.mode = own ? ON_OWNER : ON_DROP;
     here.batch = b;
     int rc = 0;
-    for (size_t i = 0; i < b->count && rc == 0; i++) {
+    if (!own) rc = observe_batch(w, b);
+    for (size_t i = 0; own && i < b->count && rc == 0; i++) {
         here.position = i;
-        rc = ops->record(w->state, &b->records[i], own ? &b->text : NULL);
+        rc = ops->record(w->state, &b->records[i], &b->text);
     }
     if (own && rc == 0 && ops->batch_end) rc = ops->batch_end(w->state, &b->text);
     here.mode = ON_NONE;
@@ -212,6 +232,7 @@ static int on_read(const etl_event_record *record, void *arg)
         stop_run(p);
         return 1;
     }
+    if (p->ops->listed && p->ops->listed(p->ctx, record)) etl_batch_list_last(p->filling);
     if (++p->read_records % PROGRESS_EVERY == 0 && p->ops->progress)
         p->ops->progress(p->ctx, p->read_records);
     return etl_batch_full(p->filling) && publish(p) != 0;

@@ -6,7 +6,9 @@
  * manifests, embedded schemas: whatever the decoder observes) is built in each worker exactly as a
  * single-threaded run builds it. A batch of the decoding pass is claimed by the first worker that reaches it:
  * that worker decodes, filters and renders its records into the batch's text; the others only observe them
- * (the ops' `record` with out == NULL). The calling thread writes the batches' text to the sink in batch order, so the output is byte for
+ * (the ops' `record` with out == NULL), and only those the reader listed while copying them (the ops' `listed`:
+ * the records whose observation can change a worker's state), so that they do not touch every record the
+ * reader wrote on another core. The calling thread writes the batches' text to the sink in batch order, so the output is byte for
  * byte that of one thread.
  *
  * Diagnostics raised while reading (on the calling thread) and while a worker renders its own records
@@ -17,7 +19,7 @@
  * Memory: `window` batches (default 2 x threads + 2); a batch holds at most `batch_records` records (default
  * 1024) and at most `batch_bytes` of record bytes (default 1 MiB, plus one record of at most 64 KiB), plus the
  * text its owner rendered (the CLI's workers render a batch into their writer's buffer and exchange it with the
- * batch's at the end: batch_end). Bound: window x (batch bytes + record headers + batch text) + N x (one
+ * batch's at the end: batch_end). Bound: window x (batch bytes + record headers and list + batch text) + N x (one
  * batch text being rendered + one decoder +
  * one overlay registry: what the trace teaches) + one base registry (the schemas the command line names,
  * parsed once and shared read-only by all workers; it was one full registry per worker) + one reader (and, for
@@ -49,6 +51,13 @@ typedef struct etl_parallel_ops {
     /* In the worker that rendered a batch, after its last record (may be NULL): text the worker kept back
      * goes to `out` now (e.g. by exchanging buffers, see etl_sink_keeper). Non-zero stops. */
     int (*batch_end)(void *worker, etl_textbuf *out);
+    /* Calling thread, every record as it is read, in order (may be NULL: every record is listed): 1 when the
+     * workers that do not own its batch must observe it (`record` with out == NULL; e.g. etl_observe_filter).
+     * They observe only the listed records of the batches they do not own... */
+    int (*listed)(void *ctx, const etl_event_record *record);
+    /* ...unless this says, in the worker, after any record it was given (may be NULL), that it must observe
+     * every record for now (e.g. etl_decoder_needs_every_record). */
+    int (*needs_every)(void *worker);
 } etl_parallel_ops;
 
 typedef struct etl_parallel_config {

@@ -16,9 +16,6 @@
 #include "util/le.h"
 #include "util/utf.h"
 
-static const etl_guid metadata_task_guid = {0xbbccf6c1, 0x6cd1, 0x48c4,
-                                            {0x80, 0xff, 0x83, 0x94, 0x82, 0xe3, 0x76, 0x71}};
-enum { OPCODE_EVENT_INFO = 32, OPCODE_EVENT_MAP_INFO = 33 };
 
 /* TRACE_EVENT_INFO */
 enum {
@@ -436,21 +433,19 @@ static void flush_pending(etl_embedded_state *s)
         if (!e->registered) register_event(s, e);
 }
 
+uint32_t etl_embedded_pending(const etl_embedded_state *state) { return state ? state->pending : 0; }
+
 int etl_embedded_observe(etl_embedded_state *state, const etl_event_record *record)
 {
     if (!state || !record) return 0;
-    int classic = record->kind == ETL_KIND_FULL32 || record->kind == ETL_KIND_FULL64 ||
-                  (record->header.flags & ETL_EVENT_FLAG_CLASSIC_HEADER);
     uint8_t opcode = record->header.descriptor.opcode;
-    /* the opcode first: it rules out almost every record without a call to compare GUIDs */
-    if ((opcode != OPCODE_EVENT_INFO && opcode != OPCODE_EVENT_MAP_INFO) || !classic ||
-        !etl_guid_equal(&record->header.provider_id, &metadata_task_guid)) {
+    if (!etl_embedded_takes(record)) {  /* any other record: the events held back are registered now */
         if (state->pending) flush_pending(state);
         return 0;
     }
     const uint8_t *payload = record->user_data;
     size_t length = payload ? record->user_data_length : 0;
-    int rc = opcode == OPCODE_EVENT_INFO ? observe_event_info(state, payload, length)
+    int rc = opcode == ETL_METADATA_EVENT_INFO ? observe_event_info(state, payload, length)
                                          : observe_map(state, payload, length);
     if (rc != 0) state->stats.malformed++;
     return 1;

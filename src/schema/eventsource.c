@@ -238,9 +238,9 @@ static void load_manifest(etl_eventsource_state *s, provider_state *ps, const pa
     }
 }
 
-int etl_eventsource_observe(etl_eventsource_state *state, const etl_event_record *record)
+int etl_eventsource_takes(const etl_event_record *record)
 {
-    if (!state || !record || record->header.descriptor.id != MANIFEST_EVENT_ID ||
+    if (!record || record->header.descriptor.id != MANIFEST_EVENT_ID ||
         (record->kind != ETL_KIND_EVENT32 && record->kind != ETL_KIND_EVENT64))
         return 0;
     const uint8_t *d = record->user_data;
@@ -248,6 +248,14 @@ int etl_eventsource_observe(etl_eventsource_state *state, const etl_event_record
     if (len <= ENVELOPE_SIZE || d[ENV_MAGIC] != MANIFEST_MAGIC) return 0;
     for (uint16_t i = 0; i < record->extended_data_count; i++)
         if (record->extended_data[i].ext_type == ETL_EXT_EVENT_SCHEMA_TL) return 0; /* self-describing event */
+    return 1;
+}
+
+int etl_eventsource_observe(etl_eventsource_state *state, const etl_event_record *record)
+{
+    if (!state || !etl_eventsource_takes(record)) return 0;  /* nothing else changes the state */
+    const uint8_t *d = record->user_data;
+    size_t len = record->user_data_length;
     etl_eventsource_state *s = state;
     s->stats.chunks++;
     provider_state *ps = provider_get(s, &record->header.provider_id);
