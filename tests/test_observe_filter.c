@@ -111,7 +111,9 @@ static void step(pair_run *p, etl_schema_registry *ra, etl_schema_registry *rb, 
             p->observed++;
         }
     }
-    const etl_process_table *ta = etl_decoder_process_table(p->all), *tb = etl_decoder_process_table(p->listed);
+    /* a lookup only fills the table's per-PID answer cache (process_table.h): the decoders' tables are not const */
+    etl_process_table *ta = (etl_process_table *)etl_decoder_process_table(p->all);
+    etl_process_table *tb = (etl_process_table *)etl_decoder_process_table(p->listed);
     if (!same_text(etl_process_table_name(ta, rec->header.process_id, rec->header.timestamp),
                    etl_process_table_name(tb, rec->header.process_id, rec->header.timestamp)))
         mismatch(p, "process name");
