@@ -62,6 +62,7 @@ struct etl_decoder {
     etl_diagnostic_fn on_diagnostic;
     void *diagnostic_ctx;
     int process_bounds_warned;  /* the process table's bounds were reached and said so */
+    int embedded_held;          /* a MetaData record came: events may be held back for maps until the next other */
     int flush_failed;           /* embedded schemas held back could not be registered (etl_decoder_needs_every_record) */
 };
 
@@ -219,7 +220,9 @@ static void observe_trace_schemas(etl_decoder *d, const etl_event_record *rec)
 {
     if (d->flags & ETL_DECODER_NO_TRACE_SCHEMAS) return;
     etl_eventsource_observe(d->eventsource, rec);
-    if (!etl_embedded_observe(d->embedded, rec)) d->flush_failed = etl_embedded_pending(d->embedded) != 0;
+    /* events are held back only after a MetaData record: the usual record asks nothing more */
+    if (etl_embedded_observe(d->embedded, rec)) d->embedded_held = 1;
+    else if (d->embedded_held) d->embedded_held = d->flush_failed = etl_embedded_pending(d->embedded) != 0;
 }
 
 /* What this observes of a record, and so which records a decoder that does not decode them may leave out, is

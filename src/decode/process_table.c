@@ -79,10 +79,6 @@ struct etl_process_table {
     uint64_t generation;  /* changes with every lifetime or name: cached lookups older than it are stale */
 };
 
-/* the kernel Process and Thread classes and Microsoft-Windows-Kernel-Process (process_table.h) */
-#define process_class etl_process_class_guid
-#define thread_class etl_thread_class_guid
-#define kernel_process_provider etl_kernel_process_guid
 
 etl_process_table *etl_process_table_new(void)
 {
@@ -364,8 +360,8 @@ int etl_process_table_learns_from(const etl_event_record *record)
     if (!etl_process_table_wants(record)) return 0;
     const etl_event_header *h = &record->header;
     uint8_t op = h->descriptor.opcode;
-    if (same_guid(&h->provider_id, &process_class)) return h->descriptor.id == 0 && ((op >= 1 && op <= 4) || op == 39);
-    if (same_guid(&h->provider_id, &thread_class)) return h->descriptor.id == 0 && op >= 1 && op <= 4;
+    if (same_guid(&h->provider_id, &etl_process_class_guid)) return h->descriptor.id == 0 && ((op >= 1 && op <= 4) || op == 39);
+    if (same_guid(&h->provider_id, &etl_thread_class_guid)) return h->descriptor.id == 0 && op >= 1 && op <= 4;
     return h->descriptor.id == 1 || h->descriptor.id == 2 || h->descriptor.id == 15;  /* Kernel-Process */
 }
 
@@ -377,17 +373,17 @@ int etl_process_table_observe(etl_process_table *t, const etl_decoded_event *ev)
     if (!ev->info || ev->status == ETL_DECODE_NO_SCHEMA || !etl_process_table_learns_from(ev->record)) return ETL_OK;
     int64_t ts = h->timestamp;
     uint32_t pid, tid;
-    if (same_guid(&h->provider_id, &process_class) && h->descriptor.id == 0) {
+    if (same_guid(&h->provider_id, &etl_process_class_guid) && h->descriptor.id == 0) {
         uint8_t op = h->descriptor.opcode; /* Start 1, End 2, DCStart 3, DCEnd 4, Defunct 39 */
         enum process_event kind = op == 1 ? PROCESS_START : op == 2 || op == 39 ? PROCESS_END : PROCESS_RUNDOWN;
         const etl_field *image = top_field(ev, "ImageFileName");
         if ((op >= 1 && op <= 4) || op == 39)
             if (image && field_id(ev, "ProcessId", &pid)) return learn_process(t, pid, image->value, kind, ts);
-    } else if (same_guid(&h->provider_id, &thread_class) && h->descriptor.id == 0) {
+    } else if (same_guid(&h->provider_id, &etl_thread_class_guid) && h->descriptor.id == 0) {
         uint8_t op = h->descriptor.opcode; /* Start, End, DCStart, DCEnd */
         if (op >= 1 && op <= 4 && field_id(ev, "ProcessId", &pid) && field_id(ev, "TThreadId", &tid))
             return learn_thread(t, tid, pid);
-    } else if (same_guid(&h->provider_id, &kernel_process_provider)) {
+    } else if (same_guid(&h->provider_id, &etl_kernel_process_guid)) {
         uint16_t id = h->descriptor.id; /* ProcessStart 1, ProcessStop 2, ProcessRundown 15 */
         enum process_event kind = id == 1 ? PROCESS_START : id == 2 ? PROCESS_END : PROCESS_RUNDOWN;
         const etl_field *image = top_field(ev, "ImageName");
