@@ -4,9 +4,11 @@
  *   also when a 1 MiB memory budget makes the reader evict and re-read buffers.
  * - The process table (every lifetime, name and TID -> PID, etl_process_table_describe) learnt by stream on
  *   1, 2 and 5 threads (in one round, or rounds of 256 KiB), merged with decompress-ahead, and by etl_learn_processes equals the merged pass on one
- *   thread, on every corpus trace; on copies made to exercise what the corpus lacks: a thread whose last
- *   record header names another process (the latest header must win across streams), or whose last header is
- *   followed by a thread event; and a stream that goes back in time (by stream refuses, merged is used).
+ *   thread, on every corpus trace, also with every stream shared out among the threads in runs of one buffer;
+ *   on copies made to exercise what the corpus lacks: a thread whose last record header names another process
+ *   (the latest header must win across streams), or whose last header is followed by a thread event; a stream
+ *   that goes back in time, inside a run or only between two runs read by different threads; a run that begins
+ *   with a WPP message without a time of its own (by stream refuses in those three, merged is used).
  * The oracle for the table's content on a WPR trace with its process rundown at the end: corpus EXPECTED.md
  * §5.1 (TraceLoggingTester is the process that wrote the CSharpTraceLoggingEventSource events;
  * tests/cli_process.sh checks the names in the output). */
@@ -93,7 +95,7 @@ enum { MERGED, BY_STREAM, AUTO };
 
 /* The process table a first pass leaves, as text; by stream: ETL_LEARN_BY_STREAM_NOT when it could not. */
 static int learn_rounds(etl_schema_registry *registry, const char *path, int how, unsigned threads,
-                        uint64_t round_bytes, etl_textbuf *out)
+                        uint64_t round_bytes, uint64_t run_bytes, etl_textbuf *out)
 {
     etl_trace *t;
     etl_error err;
@@ -101,7 +103,7 @@ static int learn_rounds(etl_schema_registry *registry, const char *path, int how
     etl_decoder *d = etl_decoder_new(registry, t);
     assert_non_null(d);
     int rc = how == MERGED      ? etl_learn_processes_merged(d, &path, 1, threads)
-             : how == BY_STREAM ? etl_learn_processes_by_stream(d, registry, &path, 1, threads, round_bytes)
+             : how == BY_STREAM ? etl_learn_processes_by_stream(d, registry, &path, 1, threads, round_bytes, run_bytes)
                                 : etl_learn_processes(d, registry, &path, 1, threads, NULL);
     assert_true(rc == ETL_OK || (how == BY_STREAM && rc == ETL_LEARN_BY_STREAM_NOT));
     assert_int_equal(etl_process_table_describe(etl_decoder_process_table(d), out), ETL_OK);
@@ -113,13 +115,26 @@ static int learn_rounds(etl_schema_registry *registry, const char *path, int how
 
 static int learn(etl_schema_registry *registry, const char *path, int how, unsigned threads, etl_textbuf *out)
 {
-    return learn_rounds(registry, path, how, threads, 0, out);
+    return learn_rounds(registry, path, how, threads, 0, 0, out);
 }
 
 static void assert_same_table(const etl_textbuf *a, const etl_textbuf *b, const char *what, const char *path)
 {
     if (a->length != b->length || memcmp(a->data, b->data, a->length) != 0)
         fail_msg("%s: %s learnt another process table than the merged pass on one thread", path, what);
+}
+
+/* The buffers of the trace's longest stream. */
+static size_t most_buffers(const char *path)
+{
+    etl_trace *t;
+    etl_error err;
+    size_t most = 0;
+    if (etl_open(&t, &path, 1, NULL, &err) != ETL_OK) return 0;
+    for (size_t i = 0; i < etl_trace_stream_count(t); i++)
+        if (etl_trace_stream_buffer_count(t, i) > most) most = etl_trace_stream_buffer_count(t, i);
+    etl_close(t);
+    return most;
 }
 
 static void test_parallel_first_pass_learns_the_same_table(void **state)
@@ -130,27 +145,34 @@ static void test_parallel_first_pass_learns_the_same_table(void **state)
     etl_schema_load_bundled(registry, &err);
     static corpus_trace traces[128];
     size_t n = corpus_traces(traces, 128);
-    size_t named = 0, by_stream = 0;
+    size_t named = 0, by_stream = 0, shared = 0;
     for (size_t i = 0; i < n; i++) {
         char path[300];
         snprintf(path, sizeof path, "testdata/%.255s", traces[i].file);
         etl_textbuf ref = {0}, other = {0};
         if (learn(registry, path, MERGED, 1, &ref) < 0) continue;
         /* rounds of 256 KiB: the small corpus traces are read in many rounds too (64 MiB by default) */
-        static const struct { int how; unsigned threads; uint64_t round_bytes; const char *what; } ways[] = {
-            {MERGED, 2, 0, "merged, 2 threads"}, {MERGED, 4, 0, "merged, 4 threads"},
-            {BY_STREAM, 1, 0, "by stream, 1 thread"}, {BY_STREAM, 2, 0, "by stream, 2 threads"},
-            {BY_STREAM, 5, 0, "by stream, 5 threads"}, {BY_STREAM, 1, 256 << 10, "by stream, 1 thread, rounds"},
-            {BY_STREAM, 3, 256 << 10, "by stream, 3 threads, rounds"}, {AUTO, 2, 0, "etl_learn_processes, 2 threads"},
+        /* runs of 1 byte: every buffer is a run, so each stream's buffers alternate between the threads */
+        static const struct { int how; unsigned threads; uint64_t round_bytes, run_bytes; const char *what; } ways[] = {
+            {MERGED, 2, 0, 0, "merged, 2 threads"}, {MERGED, 4, 0, 0, "merged, 4 threads"},
+            {BY_STREAM, 1, 0, 0, "by stream, 1 thread"}, {BY_STREAM, 2, 0, 0, "by stream, 2 threads"},
+            {BY_STREAM, 5, 0, 0, "by stream, 5 threads"}, {BY_STREAM, 1, 256 << 10, 0, "by stream, 1 thread, rounds"},
+            {BY_STREAM, 3, 256 << 10, 0, "by stream, 3 threads, rounds"},
+            {BY_STREAM, 2, 0, 1, "by stream, 2 threads, runs of one buffer"},
+            {BY_STREAM, 3, 256 << 10, 1, "by stream, 3 threads, rounds, runs of one buffer"},
+            {BY_STREAM, 2, 0, 128 << 10, "by stream, 2 threads, runs of 128 KiB"},
+            {AUTO, 2, 0, 0, "etl_learn_processes, 2 threads"},
         };
         for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
             etl_textbuf_reset(&other);
-            int rc = learn_rounds(registry, path, ways[w].how, ways[w].threads, ways[w].round_bytes, &other);
+            int rc = learn_rounds(registry, path, ways[w].how, ways[w].threads, ways[w].round_bytes,
+                                  ways[w].run_bytes, &other);
             if (rc == ETL_LEARN_BY_STREAM_NOT) {
                 assert_int_equal(other.length, 1);  /* learnt nothing: the merged pass then */
                 continue;
             }
             if (ways[w].how == BY_STREAM && ways[w].threads == 1) by_stream++;
+            if (ways[w].how == BY_STREAM && ways[w].run_bytes == 1 && most_buffers(path) >= 4) shared++;
             assert_same_table(&ref, &other, ways[w].what, path);
         }
         if (strstr(ref.data, "pid ")) named++;
@@ -162,6 +184,7 @@ static void test_parallel_first_pass_learns_the_same_table(void **state)
     }
     assert_true(named >= 10);
     assert_true(by_stream >= 20);  /* not vacuous: most traces are read by stream */
+    assert_true(shared >= 20);     /* ... and with streams of several buffers shared out */
     etl_schema_registry_free(registry);
 }
 
@@ -254,9 +277,9 @@ static void test_reused_thread_id_across_streams(void **state)
             if (strstr(ref.data, want)) header_last = 1;
             else event_after = 1;
             assert_int_equal(learn(registry, path, BY_STREAM, 1, &one), ETL_OK);
-            assert_int_equal(learn_rounds(registry, path, BY_STREAM, 3, 1 << 20, &three), ETL_OK);
+            assert_int_equal(learn_rounds(registry, path, BY_STREAM, 3, 1 << 20, 1, &three), ETL_OK);
             assert_same_table(&ref, &one, "by stream, 1 thread", path);
-            assert_same_table(&ref, &three, "by stream, 3 threads, rounds of 1 MiB", path);
+            assert_same_table(&ref, &three, "by stream, 3 threads, rounds of 1 MiB, runs of one buffer", path);
             unlink(path);
             etl_textbuf_free(&ref);
             etl_textbuf_free(&one);
@@ -327,6 +350,146 @@ static void test_stream_out_of_order_falls_back(void **state)
     etl_schema_registry_free(registry);
 }
 
+/* A shared stream (runs of one buffer on two threads) whose buffer k begins before buffer k-1 ends but after
+ * buffer k-2 does: each thread sees its own runs in order (k-2, then k), so only the check of the runs' ends
+ * against each other can tell; reading by stream must refuse. */
+typedef struct buffer_ends {
+    size_t stream, buffers;
+    int64_t last[4096];
+    uint64_t first_file_offset[4096];
+    uint32_t first_record_offset[4096];
+    int64_t first_raw[4096];
+    uint8_t first_head[4096][24];
+    int first_patchable[4096];
+    uint32_t first_size[4096];
+} buffer_ends;
+
+static int on_stream_scan(const etl_event_record *r, uint64_t position, int header_first, void *ctx)
+{
+    buffer_ends *e = ctx;
+    size_t k = (size_t)(position >> 32);
+    (void)header_first;
+    if (k >= 4096) return 1;
+    if (k + 1 > e->buffers) {  /* the buffer's first record */
+        e->buffers = k + 1;
+        int64_t stored = 0;
+        if (r->raw && r->raw_size >= 24) memcpy(&stored, r->raw + 16, 8);
+        e->first_patchable[k] = r->raw && r->raw_size >= 24 && stored == r->raw_timestamp;
+        e->first_file_offset[k] = r->file_offset;
+        e->first_record_offset[k] = r->record_offset;
+        e->first_raw[k] = r->raw_timestamp;
+        e->first_size[k] = r->raw_size;
+        if (e->first_patchable[k]) memcpy(e->first_head[k], r->raw, 24);
+    }
+    e->last[k] = r->raw_timestamp;
+    return 0;
+}
+
+/* The first buffer k of a stream of `src` (read whole) for which picks(ends, k) holds; 0 when none. */
+static size_t pick_buffer(const char *src, buffer_ends *ends, int (*picks)(const buffer_ends *e, size_t k))
+{
+    etl_trace *t;
+    etl_error err;
+    assert_int_equal(etl_open(&t, &src, 1, NULL, &err), ETL_OK);
+    size_t pick = 0;
+    for (size_t i = 0; i < etl_trace_stream_count(t) && !pick; i++) {
+        memset(ends, 0, sizeof *ends);
+        assert_true(etl_process_stream(t, i, on_stream_scan, ends) >= 0);
+        for (size_t k = 1; k < ends->buffers && !pick; k++)
+            if (ends->first_patchable[k] && picks(ends, k)) pick = k;
+    }
+    etl_close(t);
+    return pick;
+}
+
+/* A copy of `src` whose buffer `pick`'s first record has `n` bytes at `offset` replaced; its path in `path`. */
+static void patch_first_record(const char *src, const buffer_ends *ends, size_t pick, size_t offset,
+                               const void *patch, size_t n, char *path)
+{
+    size_t size;
+    uint8_t *bytes = corpus_load(src, &size);
+    assert_non_null(bytes);
+    uint64_t at = ends->first_file_offset[pick] + 0x48 + ends->first_record_offset[pick];
+    assert_true(at + 24 <= size && offset + n <= ends->first_size[pick]);
+    assert_memory_equal(bytes + at, ends->first_head[pick], 24);  /* it is that record */
+    memcpy(bytes + at + offset, patch, n);
+    assert_int_equal(corpus_write_temp(bytes, size, path), 0);
+    free(bytes);
+}
+
+/* The merged pass's table of `path` in *ref; reading by stream on two threads, runs of one buffer, refuses
+ * and learns nothing; etl_learn_processes then learns the same as the merged pass. */
+static void assert_sharing_refuses(etl_schema_registry *registry, const char *path, etl_textbuf *ref)
+{
+    etl_textbuf shared = {0}, any = {0};
+    assert_int_equal(learn(registry, path, MERGED, 1, ref), ETL_OK);
+    assert_int_equal(learn_rounds(registry, path, BY_STREAM, 2, 0, 1, &shared), ETL_LEARN_BY_STREAM_NOT);
+    assert_int_equal(shared.length, 1);  /* nothing learnt */
+    assert_int_equal(learn(registry, path, AUTO, 2, &any), ETL_OK);
+    assert_same_table(ref, &any, "etl_learn_processes, 2 threads", path);
+    etl_textbuf_free(&shared);
+    etl_textbuf_free(&any);
+}
+
+static int begins_inside_the_run_before(const buffer_ends *e, size_t k)
+{
+    return k >= 2 && e->last[k - 2] + 2 < e->last[k - 1] && e->first_raw[k] > e->last[k - 1];
+}
+
+static void test_shared_stream_out_of_order_between_runs(void **state)
+{
+    (void)state;
+    const char *src = "testdata/etwanalyzer/TraceLoggingTester.etl.gz";
+    static buffer_ends ends;
+    size_t pick = pick_buffer(src, &ends, begins_inside_the_run_before);
+    assert_true(pick >= 2);  /* the trace has such a boundary */
+    int64_t earlier = ends.last[pick - 1] - 1;  /* before buffer k-1's end, after buffer k-2's */
+    char path[64];
+    patch_first_record(src, &ends, pick, 16, &earlier, sizeof earlier, path);
+    etl_schema_registry *registry = etl_schema_registry_new();
+    etl_textbuf ref = {0};
+    assert_sharing_refuses(registry, path, &ref);
+    unlink(path);
+    etl_textbuf_free(&ref);
+    etl_schema_registry_free(registry);
+}
+
+static int any_buffer(const buffer_ends *e, size_t k)
+{
+    (void)e;
+    return k >= 1;
+}
+
+/* A shared stream whose run begins with a WPP message logged without a time (it takes the time of the record
+ * before it, in the other thread's run; with SYSTEMINFO it names a thread's process, so its time matters):
+ * reading by stream on two threads must refuse; on one thread (the stream read whole) it may not. */
+
+static void test_shared_run_starting_without_a_time(void **state)
+{
+    (void)state;
+    const char *src = "testdata/etwanalyzer/TraceLoggingTester.etl.gz";
+    static buffer_ends ends;
+    size_t pick = pick_buffer(src, &ends, any_buffer);
+    assert_true(pick >= 1);
+    uint32_t record_size = ends.first_size[pick];
+    assert_true(record_size >= 16 && record_size <= 0xFFFF);
+    /* MESSAGE header (etl-format.md §2.8): size, marker 0x90 in the top byte; id 1; options SYSTEMINFO only */
+    uint8_t message[16] = {(uint8_t)record_size, (uint8_t)(record_size >> 8), 0, 0x90, 1, 0, 0x20, 0,
+                           0xF0, 0xDE, 0xBC, 0x0A, 0x78, 0x56, 0, 0};  /* TID 0x0ABCDEF0 (no other), PID 0x5678 */
+    char path[64];
+    patch_first_record(src, &ends, pick, 0, message, sizeof message, path);
+    etl_schema_registry *registry = etl_schema_registry_new();
+    etl_textbuf ref = {0}, whole = {0};
+    assert_sharing_refuses(registry, path, &ref);
+    assert_non_null(strstr(ref.data, "tid 180150000 pid 22136\n"));  /* the message names the thread's process */
+    assert_int_equal(learn_rounds(registry, path, BY_STREAM, 1, 0, 1, &whole), ETL_OK);
+    assert_same_table(&ref, &whole, "by stream, 1 thread", path);
+    unlink(path);
+    etl_textbuf_free(&ref);
+    etl_textbuf_free(&whole);
+    etl_schema_registry_free(registry);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +497,8 @@ int main(void)
         cmocka_unit_test(test_parallel_first_pass_learns_the_same_table),
         cmocka_unit_test(test_reused_thread_id_across_streams),
         cmocka_unit_test(test_stream_out_of_order_falls_back),
+        cmocka_unit_test(test_shared_stream_out_of_order_between_runs),
+        cmocka_unit_test(test_shared_run_starting_without_a_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

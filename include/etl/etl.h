@@ -281,20 +281,40 @@ void etl_close(etl_trace *trace);
 
 /* Unmerged reading, for a pass that puts what it keeps in order itself (pipeline/learn.c): the trace's records
  * come in streams, one per processor of each file; etl_process merges them. etl_process_stream delivers the
- * records of stream `index` (< etl_trace_stream_count) in stream order, with `position` = how many records of
- * that stream came before it, and `header_first` = 1 for the first file's log-file header record (which
- * etl_process delivers before anything). When the callback returns non-zero, ETL_STOPPED and the stream stays
- * at that record: the next call on the same stream starts with it. No etl_process on the same trace afterwards.
- * Returns as etl_process. */
+ * records of stream `index` (< etl_trace_stream_count) in stream order, with `position` increasing along the
+ * stream (the record's buffer's place in the stream << 32 | the record's offset in that buffer: records of
+ * one stream compare in stream order, also across handles that share it), and `header_first` = 1 for the
+ * first file's log-file header record (which etl_process delivers before anything). When the callback returns
+ * non-zero, ETL_STOPPED and the stream stays at that record: the next call on the same stream starts with it.
+ * No etl_process on the same trace afterwards. Returns as etl_process; on a shared stream (below) also
+ * ETL_ERR_FORMAT when a run begins with a record that has no time of its own (WPP messages may have none: they
+ * take the time of the record before, which another handle read): read that stream whole instead. */
 typedef int (*etl_stream_record_fn)(const etl_event_record *record, uint64_t position, int header_first,
                                     void *ctx);
 size_t etl_trace_stream_count(const etl_trace *trace);
 /* Bytes of file stream `index` spans (its buffers on disk): to share streams out among threads. */
 uint64_t etl_trace_stream_bytes(const etl_trace *trace, size_t index);
+/* Buffers of stream `index`. */
+size_t etl_trace_stream_buffer_count(const etl_trace *trace, size_t index);
 /* The earliest and latest buffer flush times of the trace (FILETIME; from the buffer headers, no record
  * read); 0 when it has no buffer. */
 int etl_trace_time_range(const etl_trace *trace, int64_t *first, int64_t *last);
 int etl_process_stream(etl_trace *trace, size_t index, etl_stream_record_fn callback, void *ctx);
+/* Before the first etl_process_stream on stream `index` of this handle: it reads only the runs of `run`
+ * buffers numbered which, which + of, which + 2 x of, ... (0 <= which < of): `of` handles on the same files
+ * read one stream together, each its share. ETL_OK, or ETL_ERR_ARG. */
+int etl_trace_stream_share(etl_trace *trace, size_t index, size_t run, unsigned which, unsigned of);
+/* 1 when `record` (delivered by etl_process on `trace`) was read in place from a file's mapping: its bytes (raw,
+ * user data, the extended items' data) stay readable at the same addresses after the callback, until
+ * etl_close, as long as the file is not changed meanwhile (a pipeline can then pass the pointers on instead of
+ * copying the bytes; the record's own struct and its extended item array are still the callback's only). */
+int etl_trace_record_in_place(const etl_trace *trace, const etl_event_record *record);
+/* Another handle on the files of `trace` (not read yet, no first pass handing buffers to it) for reading
+ * streams on another thread: it shares the files and their buffer index (nothing is reopened or indexed
+ * again) and has stream cursors, memory and counters of its own; it reports no diagnostics (`trace` reports
+ * the files' problems). Close it (etl_close) before `trace`. NULL when out of memory or `trace` cannot be
+ * shared so. */
+etl_trace *etl_trace_stream_reader(const etl_trace *trace);
 
 /* A second handle on an open trace for threads that only ask it about its files (paths, log-file headers,
  * clocks: etl_trace_file_path, etl_trace_logfile_header, etl_trace_raw_to_filetime) while `trace` is being

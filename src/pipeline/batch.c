@@ -5,6 +5,7 @@
 #include <string.h>
 
 #define NO_PART SIZE_MAX
+#define IN_PLACE (SIZE_MAX - 1)  /* the pointer stays: the bytes are in place for the batch's life */
 
 struct etl_batch_place {
     size_t raw, user;  /* arena offsets, NO_PART when the record has none */
@@ -69,16 +70,22 @@ static size_t put_bytes(etl_batch *b, const uint8_t *data, size_t n)
     return at;
 }
 
-/* The arena offset of [p, p + n): inside the copied raw record when it lies there, else a copy of its own. */
+/* The arena offset of [p, p + n): inside the raw record when it lies there (IN_PLACE when the raw record is),
+ * else a copy of its own. */
 static size_t place_of(etl_batch *b, const etl_event_record *r, size_t raw_at, const uint8_t *p, size_t n)
 {
     if (!p) return NO_PART;
     if (raw_at != NO_PART && p >= r->raw && (size_t)(p - r->raw) <= r->raw_size && n <= r->raw_size - (size_t)(p - r->raw))
-        return raw_at + (size_t)(p - r->raw);
+        return raw_at == IN_PLACE ? IN_PLACE : raw_at + (size_t)(p - r->raw);
     return put_bytes(b, p, n);
 }
 
-int etl_batch_add(etl_batch *b, const etl_event_record *r)
+static const uint8_t *rebased(const etl_batch *b, size_t at, const uint8_t *kept)
+{
+    return at == NO_PART ? NULL : at == IN_PLACE ? kept : b->bytes + at;
+}
+
+int etl_batch_add(etl_batch *b, const etl_event_record *r, int in_place)
 {
     if (b->item_count + r->extended_data_count > b->item_cap) {
         size_t cap = b->item_cap ? b->item_cap : 256;
@@ -91,7 +98,7 @@ int etl_batch_add(etl_batch *b, const etl_event_record *r)
         b->item_cap = cap;
     }
     struct etl_batch_place *place = &b->places[b->count];
-    size_t raw_at = r->raw ? put_bytes(b, r->raw, r->raw_size) : NO_PART;
+    size_t raw_at = !r->raw ? NO_PART : in_place ? IN_PLACE : put_bytes(b, r->raw, r->raw_size);
     if (r->raw && raw_at == NO_PART) return ETL_ERR_NOMEM;
     place->raw = raw_at;
     place->user = place_of(b, r, raw_at, r->user_data, r->user_data_length);
@@ -110,13 +117,12 @@ int etl_batch_add(etl_batch *b, const etl_event_record *r)
 
 void etl_batch_seal(etl_batch *b)
 {
-    for (size_t i = 0; i < b->item_count; i++)
-        b->items[i].data = b->item_offsets[i] == NO_PART ? NULL : b->bytes + b->item_offsets[i];
+    for (size_t i = 0; i < b->item_count; i++) b->items[i].data = rebased(b, b->item_offsets[i], b->items[i].data);
     for (size_t i = 0; i < b->count; i++) {
         etl_event_record *r = &b->records[i];
         const struct etl_batch_place *place = &b->places[i];
-        r->raw = place->raw == NO_PART ? NULL : b->bytes + place->raw;
-        r->user_data = place->user == NO_PART ? NULL : b->bytes + place->user;
+        r->raw = rebased(b, place->raw, r->raw);
+        r->user_data = rebased(b, place->user, r->user_data);
         r->extended_data = r->extended_data_count ? &b->items[place->first_item] : NULL;
     }
 }

@@ -1,6 +1,7 @@
 /* A batch of the parallel pipeline (parallel.h): copies of consecutive records of the merged trace (their
- * bytes in one arena, their etl_event_record and extended items rebased onto it), the text its owner rendered,
- * and the diagnostics that belong to its records. */
+ * bytes in one arena, their etl_event_record and extended items rebased onto it; the bytes of records read in
+ * place from a mapped file are not copied), the text its owner rendered, and the diagnostics that belong to
+ * its records. */
 #ifndef ETL_PIPELINE_BATCH_H
 #define ETL_PIPELINE_BATCH_H
 
@@ -38,8 +39,9 @@ int etl_batch_init(etl_batch *b, size_t max_records, size_t max_bytes);
 void etl_batch_free(etl_batch *b);
 /* Empties the batch for reuse (keeps its memory). */
 void etl_batch_reset(etl_batch *b, uint64_t seq);
-/* Copies the record in; 0, or ETL_ERR_NOMEM. */
-int etl_batch_add(etl_batch *b, const etl_event_record *record);
+/* Copies the record in; 0, or ETL_ERR_NOMEM. `in_place` (etl_trace_record_in_place): the bytes the record
+ * points at stay where they are for the batch's life, so only its struct and extended items are copied. */
+int etl_batch_add(etl_batch *b, const etl_event_record *record, int in_place);
 int etl_batch_full(const etl_batch *b);
 /* Lists the record added last: the workers that do not own the batch observe it (parallel.h). */
 void etl_batch_list_last(etl_batch *b);

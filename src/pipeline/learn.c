@@ -5,15 +5,19 @@
  *
  * By stream: what the pass learns depends on the merged order only through (a) the process and thread events
  * (applied in order: lifetimes open, close and get names) and (b) for each TID, the record that last gave its
- * PID. Each thread reads whole streams (one processor's buffers: decompressing and parsing is then spread over
- * every thread, and no merge heap runs), keeps a copy of each process/thread event the table learns from
+ * PID. Each thread reads streams unmerged (decompressing and parsing is then spread over every thread, and no
+ * merge heap runs): on one thread, whole streams; on several, every stream is shared out in runs of about
+ * RUN_BYTES of buffers taken in turn (one processor's stream can hold most of a trace). A thread keeps a copy
+ * of each process/thread event the table learns from
  * (etl_process_table_learns_from: starts, ends, rundowns; not context switches) and, per TID, the last PID
  * its record headers gave, each with the record's merge key. The calling thread then applies, in merge-key
  * order, the kept events and the last header PID of each TID (earlier ones are overwritten by it in the merged
  * pass, and nothing reads the thread map in between). When every stream is in merge order (time never goes
  * back inside a stream), the merged order is exactly the order of the merge keys (trace.c: FILETIME, raw
- * time, processor, position; the first file's header record first), so the table ends the same. Several
- * files (their tie rule depends on the previous record), a stream out of order, or more than COPY_BUDGET of
+ * time, processor, position; the first file's header record first), so the table ends the same. A shared
+ * stream is in order when each thread's runs are and each run begins no earlier than the run before it ends
+ * (runs_in_order). Several files (their tie rule depends on the previous record), a stream out of order, a
+ * run that begins with a record without a time of its own (etl_process_stream), or more than COPY_BUDGET of
  * kept events: the merged pass instead. */
 #include "pipeline/learn.h"
 
@@ -50,16 +54,31 @@ typedef struct kept_event {  /* followed by its extended items, payload and item
 } kept_event;
 
 typedef struct stream_mark {
-    merge_key last;  /* the stream's previous record */
+    merge_key last;  /* the stream's previous record (read by this walker) */
     int have_last;
+    size_t run;      /* the run `last` is in (shared streams) */
 } stream_mark;
+
+/* A stream several walkers read, each its runs of buffers (etl_trace_stream_share): each walker checks the
+ * order inside what it reads; the first and last record of each run show, at the end, whether the runs follow
+ * each other in order too. */
+typedef struct run_ends {
+    merge_key first, last;
+    int have;
+} run_ends;
+
+typedef struct stream_share {
+    size_t run;        /* buffers per run */
+    size_t run_count;
+    run_ends *runs;
+} stream_share;
 
 typedef struct walk_shared {
     const char *const *paths;
     size_t path_count, stream_count;
     unsigned walkers;
-    stream_mark *marks;     /* per stream; a stream is read by one walker only */
-    unsigned *owner;        /* per stream: the walker that reads it */
+    stream_mark *marks;     /* per walker and stream: walker k's at k x stream_count */
+    stream_share *shares;   /* per stream when several walkers read it (each stream is), else NULL */
     int64_t round_end;      /* this round reads the records before this time */
     int last_round;         /* ... or all that are left */
     unsigned round, finished, helpers;
@@ -77,6 +96,7 @@ typedef struct walker {
     kept_event **kept;
     size_t kept_count, kept_capacity, kept_bytes, budget;
     stream_mark *mark;      /* of the stream being read */
+    stream_share *share;    /* of the stream being read; NULL: this walker reads it whole */
     int status;
     etl_decoder *warm;      /* the calling thread's walker: loads the schemas the replay decodes with, meanwhile */
     pthread_t thread;
@@ -195,6 +215,19 @@ static int on_stream_record(const etl_event_record *r, uint64_t position, int he
         }
         if (!w->shared->last_round && at.time >= w->shared->round_end)
             return 1;  /* the next round's: kept in the stream for it */
+        if (w->share) {
+            size_t run = (size_t)(position >> 32) / w->share->run;
+            if (run >= w->share->run_count) {  /* cannot be: the stream has no such buffer */
+                w->status = WALK_UNORDERED;
+                return 1;
+            }
+            if (!m->have_last || run != m->run) {  /* the run's first record; the last comes at the run's end */
+                if (m->have_last) w->share->runs[m->run].last = m->last;
+                w->share->runs[run].first = at;
+                w->share->runs[run].have = 1;
+                m->run = run;
+            }
+        }
         m->last = at;
         m->have_last = 1;
     }
@@ -220,10 +253,11 @@ static void walk_round(walker *w)
 {
     walk_shared *sh = w->shared;
     for (size_t i = 0; i < sh->stream_count && w->status == WALK_OK; i++) {
-        if (sh->owner[i] != w->index) continue;
-        w->mark = &sh->marks[i];
+        w->mark = &sh->marks[w->index * sh->stream_count + i];
+        w->share = sh->shares ? &sh->shares[i] : NULL;
         int rc = etl_process_stream(w->trace, i, on_stream_record, w);
         if (rc < 0 && w->status == WALK_OK) w->status = WALK_FAILED;
+        if (w->share && w->mark->have_last) w->share->runs[w->mark->run].last = w->mark->last;
     }
 }
 
@@ -345,36 +379,50 @@ static int replay(etl_decoder *decoder, walker *walkers, unsigned count)
     return rc == ETL_OK ? ETL_OK : ETL_ERR_NOMEM;
 }
 
-/* Streams go to walkers by size, largest first to the walker with the fewest bytes so far (processors are
- * far from equally busy: every other stream can hold three times the bytes of its neighbour). */
-typedef struct sized_stream {
-    uint64_t bytes;
-    size_t index;
-} sized_stream;
+/* Every stream is read by every walker, each its runs of about RUN_BYTES in turn: processors are far from
+ * equally busy (one stream can hold most of a trace), and the runs spread each round's records evenly. */
+#define RUN_BYTES ((uint64_t)1 << 20)
 
-static int by_bytes_down(const void *a, const void *b)
+static int share_streams(walk_shared *sh, walker *walkers, uint64_t run_bytes)
 {
-    const sized_stream *x = a, *y = b;
-    if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
+    sh->shares = calloc(sh->stream_count ? sh->stream_count : 1, sizeof *sh->shares);
+    if (!sh->shares) return -1;
+    for (size_t i = 0; i < sh->stream_count; i++) {
+        stream_share *share = &sh->shares[i];
+        size_t buffers = etl_trace_stream_buffer_count(walkers[0].trace, i);
+        uint64_t bytes = etl_trace_stream_bytes(walkers[0].trace, i);
+        uint64_t run = bytes ? run_bytes * buffers / bytes : 1;
+        share->run = run < 1 ? 1 : run > buffers ? (buffers ? buffers : 1) : (size_t)run;
+        share->run_count = buffers / share->run + 1;
+        share->runs = calloc(share->run_count, sizeof *share->runs);
+        if (!share->runs) return -1;
+        for (unsigned w = 0; w < sh->walkers; w++)
+            if (etl_trace_stream_share(walkers[w].trace, i, share->run, w, sh->walkers) != ETL_OK) return -1;
+    }
+    return 0;
 }
 
-static int share_streams(walk_shared *sh, const etl_trace *t)
+/* Whether each shared stream's runs follow each other in time (each walker checked inside its own runs). */
+static int runs_in_order(const walk_shared *sh)
 {
-    uint64_t load[MAX_WALKERS] = {0};
-    sized_stream *order = malloc((sh->stream_count ? sh->stream_count : 1) * sizeof *order);
-    if (!order) return -1;
-    for (size_t i = 0; i < sh->stream_count; i++) order[i] = (sized_stream){etl_trace_stream_bytes(t, i), i};
-    qsort(order, sh->stream_count, sizeof *order, by_bytes_down);
-    for (size_t i = 0; i < sh->stream_count; i++) {
-        unsigned least = 0;
-        for (unsigned w = 1; w < sh->walkers; w++)
-            if (load[w] < load[least]) least = w;
-        sh->owner[order[i].index] = least;
-        load[least] += order[i].bytes;
+    for (size_t i = 0; sh->shares && i < sh->stream_count; i++) {
+        const stream_share *share = &sh->shares[i];
+        const merge_key *before = NULL;
+        for (size_t r = 0; r < share->run_count; r++) {
+            const run_ends *e = &share->runs[r];
+            if (!e->have) continue;
+            if (before && (e->first.time < before->time || (e->first.time == before->time && e->first.raw < before->raw)))
+                return 0;
+            before = &e->last;
+        }
     }
-    free(order);
-    return 0;
+    return 1;
+}
+
+static void free_shares(walk_shared *sh)
+{
+    for (size_t i = 0; sh->shares && i < sh->stream_count; i++) free(sh->shares[i].runs);
+    free(sh->shares);
 }
 
 /* Rounds of about ROUND_BYTES of trace each, by time (the buffers' flush times): what is kept is applied after
@@ -413,7 +461,8 @@ static int open_first(etl_trace **out, const char *const *paths, size_t count, e
 }
 
 static int learn_by_stream(etl_decoder *decoder, etl_schema_registry *registry, const char *const *paths,
-                           size_t count, unsigned threads, uint64_t round_bytes, etl_trace *next)
+                           size_t count, unsigned threads, uint64_t round_bytes, uint64_t run_bytes,
+                           etl_trace *next)
 {
     walker walkers[MAX_WALKERS];
     memset(walkers, 0, sizeof walkers);
@@ -426,14 +475,16 @@ static int learn_by_stream(etl_decoder *decoder, etl_schema_registry *registry, 
     sh.stream_count = etl_trace_stream_count(walkers[0].trace);
     unsigned n = threads ? threads : 1;
     if (n > MAX_WALKERS) n = MAX_WALKERS;
-    if (n > sh.stream_count) n = sh.stream_count ? (unsigned)sh.stream_count : 1;
-    for (unsigned i = 1; i < n; i++)  /* each helper reads through its own handle on the files */
-        if (open_first(&walkers[i].trace, paths, count, next) != ETL_OK) {
+    uint64_t bytes = 0;  /* a walker per run of the trace at most: a small trace is not worth a thread */
+    for (size_t i = 0; i < sh.stream_count; i++) bytes += etl_trace_stream_bytes(walkers[0].trace, i);
+    if (!run_bytes) run_bytes = RUN_BYTES;
+    if (n > bytes / run_bytes + 1) n = (unsigned)(bytes / run_bytes + 1);
+    for (unsigned i = 1; i < n; i++)  /* each helper reads through a handle of its own on the same files */
+        if (!(walkers[i].trace = etl_trace_stream_reader(walkers[0].trace))) {
             n = i;
             break;
         }
-    sh.marks = calloc(sh.stream_count ? sh.stream_count : 1, sizeof *sh.marks);
-    sh.owner = calloc(sh.stream_count ? sh.stream_count : 1, sizeof *sh.owner);
+    sh.marks = calloc((sh.stream_count ? sh.stream_count : 1) * n, sizeof *sh.marks);
     pthread_mutex_init(&sh.lock, NULL);
     pthread_cond_init(&sh.go, NULL);
     pthread_cond_init(&sh.came_back, NULL);
@@ -442,7 +493,7 @@ static int learn_by_stream(etl_decoder *decoder, etl_schema_registry *registry, 
      * the order: the merged pass decides then, and warns where it should). */
     etl_decoder *into = etl_decoder_new(registry, walkers[0].trace);
     if (into) etl_decoder_set_flags(into, etl_decoder_flags(decoder));
-    int rc = sh.marks && sh.owner && into ? ETL_OK : ETL_ERR_NOMEM;
+    int rc = sh.marks && into ? ETL_OK : ETL_ERR_NOMEM;
     for (unsigned i = 0; i < n; i++) {
         walkers[i].shared = &sh;
         walkers[i].index = i;
@@ -453,7 +504,8 @@ static int learn_by_stream(etl_decoder *decoder, etl_schema_registry *registry, 
         sh.helpers++;
     }
     sh.walkers = sh.helpers + 1;  /* helpers wait for the first round: the streams go to those that started */
-    if (rc == ETL_OK && share_streams(&sh, walkers[0].trace) != 0) rc = ETL_ERR_NOMEM;
+    if (rc == ETL_OK && sh.walkers > 1 && share_streams(&sh, walkers, run_bytes) != 0)
+        rc = ETL_ERR_NOMEM;
     if (rc == ETL_OK && sh.helpers && !(walkers[0].warm = etl_decoder_new(registry, walkers[0].trace)))
         rc = ETL_ERR_NOMEM;
     round_plan plan = plan_rounds(walkers[0].trace, paths[0], round_bytes ? round_bytes : ROUND_BYTES);
@@ -470,6 +522,7 @@ static int learn_by_stream(etl_decoder *decoder, etl_schema_registry *registry, 
     pthread_cond_broadcast(&sh.go);
     pthread_mutex_unlock(&sh.lock);
     for (unsigned i = 1; i <= sh.helpers; i++) pthread_join(walkers[i].thread, NULL);
+    if (rc == ETL_OK && !runs_in_order(&sh)) rc = ETL_LEARN_BY_STREAM_NOT;
     if (rc == ETL_OK && etl_process_table_dropped(etl_decoder_process_table(into))) rc = ETL_LEARN_BY_STREAM_NOT;
     if (rc == ETL_OK) rc = etl_decoder_copy_processes(decoder, into);
     etl_decoder_free(walkers[0].warm);
@@ -478,15 +531,15 @@ static int learn_by_stream(etl_decoder *decoder, etl_schema_registry *registry, 
     pthread_cond_destroy(&sh.came_back);
     pthread_mutex_destroy(&sh.lock);
     free(sh.marks);
-    free(sh.owner);
+    free_shares(&sh);
     for (unsigned i = 0; i < n; i++) walker_free(&walkers[i]);
     return rc;
 }
 
 int etl_learn_processes_by_stream(etl_decoder *decoder, etl_schema_registry *registry, const char *const *paths,
-                                  size_t count, unsigned threads, uint64_t round_bytes)
+                                  size_t count, unsigned threads, uint64_t round_bytes, uint64_t run_bytes)
 {
-    return learn_by_stream(decoder, registry, paths, count, threads, round_bytes, NULL);
+    return learn_by_stream(decoder, registry, paths, count, threads, round_bytes, run_bytes, NULL);
 }
 
 /* ---- merged ----------------------------------------------------------------------------------------------- */
@@ -525,10 +578,12 @@ int etl_learn_processes(etl_decoder *decoder, etl_schema_registry *registry, con
     etl_trace *t;
     etl_error err;
     int compressed = 0;
-    if (threads >= 2 && etl_open(&t, paths, count, NULL, &err) == ETL_OK) {
+    if (threads >= 2 && next) {  /* the decoding pass's handle has indexed the same files already */
+        compressed = etl_trace_get_stats(next)->buffers_compressed > 0;
+    } else if (threads >= 2 && etl_open(&t, paths, count, NULL, &err) == ETL_OK) {
         compressed = etl_trace_get_stats(t)->buffers_compressed > 0;
         etl_close(t);
     }
-    int rc = compressed ? ETL_LEARN_BY_STREAM_NOT : learn_by_stream(decoder, registry, paths, count, threads, 0, next);
+    int rc = compressed ? ETL_LEARN_BY_STREAM_NOT : learn_by_stream(decoder, registry, paths, count, threads, 0, 0, next);
     return rc == ETL_LEARN_BY_STREAM_NOT ? learn_merged(decoder, paths, count, threads, next) : rc;
 }

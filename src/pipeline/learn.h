@@ -21,10 +21,12 @@ int etl_learn_processes(etl_decoder *decoder, etl_schema_registry *registry, con
 
 /* The two ways (tests compare them). By stream returns ETL_LEARN_BY_STREAM_NOT, having learnt nothing, when the
  * trace does not allow it (several files, a stream out of time order, too many process/thread events in one
- * round); `round_bytes`: trace bytes per round (0: 64 MiB). `decoder` must not have learnt anything yet. */
+ * round, a run of a shared stream that begins with a record without a time of its own); `round_bytes`: trace
+ * bytes per round (0: 64 MiB); `run_bytes`: on several threads, every stream is read by all of them, each in
+ * turn a run of about this many bytes of buffers (0: 1 MiB). `decoder` must not have learnt anything yet. */
 #define ETL_LEARN_BY_STREAM_NOT 1
 int etl_learn_processes_by_stream(etl_decoder *decoder, etl_schema_registry *registry, const char *const *paths,
-                                  size_t count, unsigned threads, uint64_t round_bytes);
+                                  size_t count, unsigned threads, uint64_t round_bytes, uint64_t run_bytes);
 /* Merged: etl_process; at threads >= 2, threads - 1 of them decompress ahead (etl_trace_set_prefetch). */
 int etl_learn_processes_merged(etl_decoder *decoder, const char *const *paths, size_t count, unsigned threads);
 

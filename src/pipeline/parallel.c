@@ -39,6 +39,7 @@ struct etl_parallel {
     uint64_t next_write;
     etl_batch *filling;
     uint64_t read_records;
+    const etl_trace *trace;   /* being read (etl_parallel_pass): tells which records are read in place */
     etl_textbuf pending_notes; /* reader diagnostics raised between two batches: they go to the next one */
 };
 
@@ -227,7 +228,7 @@ static int on_read(const etl_event_record *record, void *arg)
 {
     etl_parallel *p = arg;
     if (!p->filling && !open_batch(p)) return 1;
-    if (etl_batch_add(p->filling, record) != 0) {
+    if (etl_batch_add(p->filling, record, etl_trace_record_in_place(p->trace, record)) != 0) {
         fprintf(stderr, "etlconv: out of memory\n");
         stop_run(p);
         return 1;
@@ -242,6 +243,7 @@ int etl_parallel_pass(etl_parallel *p, etl_trace *trace, int *process_status)
 {
     here.mode = ON_READER;
     here.p = p;
+    p->trace = trace;
     *process_status = etl_process(trace, on_read, p);
     /* the last batch, or one without records for diagnostics raised after the last record */
     if (!p->filling && p->pending_notes.length && !open_batch(p)) *process_status = ETL_STOPPED;

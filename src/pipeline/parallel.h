@@ -1,7 +1,9 @@
 /* One trace converted on N threads with the output of one (issue 14).
  *
  * One reader (the calling thread) reads the trace once: it decompresses each buffer once, merges the records
- * in order and copies each record's bytes into a batch (a window of batches is shared by all workers). Every
+ * in order and copies each record into a batch (a window of batches is shared by all workers): its struct,
+ * and its bytes unless it was read in place from the mapped file (etl_trace_record_in_place; then the workers
+ * read them there, not a copy written on another core). Every
  * worker goes through every batch in order, so the state later records depend on (process table, EventSource
  * manifests, embedded schemas: whatever the decoder observes) is built in each worker exactly as a
  * single-threaded run builds it. A batch of the decoding pass is claimed by the first worker that reaches it:

@@ -182,6 +182,16 @@ static int load_next_buffer(etl_trace *t, etl_stream *s)
         s->payload_cap = 0;
     }
     while (s->next_buffer < s->buffer_count) {
+        int run_start = 0;  /* a run after another handle's (etl_trace_stream_share) */
+        if (s->share_of > 1 && s->next_buffer % s->share_run == 0) {
+            size_t run = s->next_buffer / s->share_run;
+            size_t skip = (s->share_which + s->share_of - run % s->share_of) % s->share_of;
+            if (skip) {
+                s->next_buffer = (run + skip) * s->share_run;
+                continue;
+            }
+            run_start = s->next_buffer > 0;
+        }
         const etl_buffer_ref *b = &s->buffers[s->next_buffer++];
         s->current = b;
         s->pos = 0;
@@ -192,6 +202,10 @@ static int load_next_buffer(etl_trace *t, etl_stream *s)
         if (rc != ETL_OK) continue;
         s->payload_len = b->valid - ETL_BUFFER_HEADER_SIZE;
         if (s->last_raw == 0) s->last_raw = b->timestamp;
+        /* the time of the record before this run is the other handle's: a record without a time of its own
+         * before the run's first timed one gets this mark (etl_process_stream refuses it; any time it could
+         * take from this handle would also break the order the first pass checks) */
+        if (run_start) s->last_raw = ETL_STREAM_TIME_UNKNOWN;
         return ETL_OK;
     }
     s->current = NULL;

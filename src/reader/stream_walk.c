@@ -14,6 +14,22 @@ uint64_t etl_trace_stream_bytes(const etl_trace *t, size_t index)
     return bytes;
 }
 
+size_t etl_trace_stream_buffer_count(const etl_trace *t, size_t index)
+{
+    return t && index < t->stream_count ? t->streams[index].buffer_count : 0;
+}
+
+int etl_trace_stream_share(etl_trace *t, size_t index, size_t run, unsigned which, unsigned of)
+{
+    if (!t || t->is_view || index >= t->stream_count || run == 0 || of == 0 || which >= of) return ETL_ERR_ARG;
+    etl_stream *s = &t->streams[index];
+    if (s->current || s->next_buffer) return ETL_ERR_ARG;  /* already started */
+    s->share_run = run;
+    s->share_which = which;
+    s->share_of = of;
+    return ETL_OK;
+}
+
 int etl_process_stream(etl_trace *t, size_t index, etl_stream_record_fn callback, void *ctx)
 {
     if (!t || !callback || t->is_view || index >= t->stream_count) return ETL_ERR_ARG;
@@ -29,13 +45,24 @@ int etl_process_stream(etl_trace *t, size_t index, etl_stream_record_fn callback
                        etl_is_logfile_header_record(&s->record);
     }
     while (s->has_record) {  /* a later call resumes with the record the callback stopped at */
-        if (callback(&s->record, s->order, header_first, ctx) != 0) return ETL_STOPPED;
+        if (s->share_of > 1 && s->record.raw_timestamp == ETL_STREAM_TIME_UNKNOWN) return ETL_ERR_FORMAT;
+        /* increases along the stream: the buffer's place in it, then the record's offset in the buffer */
+        uint64_t position = (uint64_t)(s->current - s->buffers) << 32 | s->pos;
+        if (callback(&s->record, position, header_first, ctx) != 0) return ETL_STOPPED;
         t->stats.events++;
         header_first = 0;
         int rc = etl_stream_next(t, s);
         if (rc != ETL_OK) return rc;
     }
     return ETL_OK;
+}
+
+int etl_trace_record_in_place(const etl_trace *t, const etl_event_record *r)
+{
+    if (!t || !r || !r->raw || r->file_index >= t->file_count) return 0;
+    const etl_input *in = &t->files[r->file_index].input;
+    return in->map && r->raw >= in->map && (uint64_t)(r->raw - in->map) <= in->size &&
+           r->raw_size <= in->size - (uint64_t)(r->raw - in->map);
 }
 
 int etl_trace_time_range(const etl_trace *t, int64_t *first, int64_t *last)

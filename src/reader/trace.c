@@ -352,6 +352,28 @@ etl_trace *etl_trace_view(const etl_trace *t)
     return v;
 }
 
+etl_trace *etl_trace_stream_reader(const etl_trace *t)
+{
+    if (!t || t->is_view) return NULL;
+    for (size_t i = 0; i < t->file_count; i++)
+        if (t->files[i].kept) return NULL;  /* buffers handed over to t are t's to take */
+    etl_trace *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->files = t->files;
+    r->file_count = t->file_count;
+    r->options.flags = t->options.flags;
+    r->memory_budget = ETL_DEFAULT_MEMORY_BUDGET;
+    r->stats.bytes_total = t->stats.bytes_total;
+    r->stats.buffers = t->stats.buffers;
+    r->stats.buffers_compressed = t->stats.buffers_compressed;
+    r->shares_files = 1;
+    if (build_streams(r) != ETL_OK) {
+        etl_close(r);
+        return NULL;
+    }
+    return r;
+}
+
 void etl_close(etl_trace *t)
 {
     if (!t) return;
@@ -362,12 +384,12 @@ void etl_close(etl_trace *t)
     etl_prefetch_free(t->prefetch);  /* its threads read the files: first */
     etl_hand_over_free(t);
     for (size_t i = 0; i < t->stream_count; i++) free(t->streams[i].payload);
-    for (size_t i = 0; i < t->file_count; i++) {
+    for (size_t i = 0; i < t->file_count && !t->shares_files; i++) {
         etl_input_close(&t->files[i].input);
         free(t->files[i].buffers);
         free(t->files[i].path);
     }
-    free(t->files);
+    if (!t->shares_files) free(t->files);
     free(t->streams);
     free(t->heap);
     free(t->tie_stack);

@@ -53,6 +53,9 @@ typedef struct etl_trace_file {
     etl_kept_payload *kept;      /* per buffer, NULL when none was handed over (etl_trace_hand_over) */
 } etl_trace_file;
 
+/* A shared stream's record whose time was another handle's to know (stream.c, etl_process_stream). */
+#define ETL_STREAM_TIME_UNKNOWN INT64_MIN
+
 /* A cursor over one processor's buffers of one file, in SequenceNumber order. */
 typedef struct etl_stream {
     uint32_t file_index;
@@ -74,6 +77,8 @@ typedef struct etl_stream {
     int64_t key_filetime;        /* merge key */
     uint64_t order;              /* records delivered from this stream so far (tie-break) */
     int force_first;             /* the first file's log-file header record: delivered before anything */
+    size_t share_run;            /* etl_trace_stream_share: this handle reads runs of share_run buffers, */
+    unsigned share_which, share_of; /* those numbered share_which + k x share_of (share_of <= 1: every buffer) */
     int evicted;                 /* payload freed to stay in the memory budget: reload before use */
 } etl_stream;
 
@@ -95,6 +100,7 @@ struct etl_trace {
     etl_trace_stats stats;
     int processed;
     int is_view;                 /* etl_trace_view: `files` belongs to another trace */
+    int shares_files;            /* etl_trace_stream_reader: `files` belongs to another trace */
     struct etl_prefetch *prefetch;  /* decompress-ahead threads (reader/prefetch.h), NULL: none */
     struct etl_trace *hand_to;   /* a first pass: gives its decompressed buffers to this trace (hand_over.c) */
 };
