@@ -490,6 +490,39 @@ static void test_shared_run_starting_without_a_time(void **state)
     etl_schema_registry_free(registry);
 }
 
+/* The first pass plans its rounds by the buffers' flush times (etl_trace_time_range): they must lie where the
+ * trace's records do, about StartTime..EndTime of the log-file header. The header buffer has none (0), and
+ * net.4.5.2.x86's buffers carry FILETIMEs although its records count QPC ticks. */
+static void test_time_range_is_the_traces(void **state)
+{
+    (void)state;
+    static corpus_trace traces[128];
+    size_t n = corpus_traces(traces, 128), inside = 0, checked = 0;
+    const int64_t day = 864000000000;
+    for (size_t i = 0; i < n; i++) {
+        char path[300];
+        snprintf(path, sizeof path, "testdata/%.255s", traces[i].file);
+        const char *p = path;
+        etl_trace *t;
+        etl_error err;
+        if (etl_open(&t, &p, 1, NULL, &err) != ETL_OK) continue;
+        const etl_logfile_header *h = etl_trace_logfile_header(t, 0);
+        int64_t first, last;
+        if (h && h->end_time > h->start_time && etl_trace_time_range(t, &first, &last)) {
+            checked++;
+            assert_true(first > 0);  /* not the header buffer's 0 */
+            inside += first >= h->start_time - day && last <= h->end_time + day;
+            if (strstr(path, "net.4.5.2.x86")) {
+                assert_true(first >= h->start_time - day && last <= h->end_time + day);
+                assert_true(last - first < 100000000);  /* its buffers were flushed within 10 s */
+            }
+        }
+        etl_close(t);
+    }
+    assert_true(checked >= 25);  /* of the 31 corpus traces, 29 have a header with both times */
+    assert_true(inside >= checked - 1);  /* smallEtlFile's one buffer has a stamp of neither kind */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -499,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_stream_out_of_order_falls_back),
         cmocka_unit_test(test_shared_stream_out_of_order_between_runs),
         cmocka_unit_test(test_shared_run_starting_without_a_time),
+        cmocka_unit_test(test_time_range_is_the_traces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -297,7 +297,8 @@ uint64_t etl_trace_stream_bytes(const etl_trace *trace, size_t index);
 /* Buffers of stream `index`. */
 size_t etl_trace_stream_buffer_count(const etl_trace *trace, size_t index);
 /* The earliest and latest buffer flush times of the trace (FILETIME; from the buffer headers, no record
- * read); 0 when it has no buffer. */
+ * read; stamps a writer put there as FILETIMEs instead of raw clock values are read so); 0 when it has no
+ * buffer. */
 int etl_trace_time_range(const etl_trace *trace, int64_t *first, int64_t *last);
 int etl_process_stream(etl_trace *trace, size_t index, etl_stream_record_fn callback, void *ctx);
 /* Before the first etl_process_stream on stream `index` of this handle: it reads only the runs of `run`

@@ -516,6 +516,9 @@ static int learn_by_stream(etl_decoder *decoder, etl_schema_registry *registry, 
         for (unsigned i = 0; i < sh.walkers; i++)
             if (walkers[i].status != WALK_OK) rc = ETL_LEARN_BY_STREAM_NOT;
         if (rc == ETL_OK) rc = replay(into, walkers, sh.walkers);
+        /* what a full table leaves out depends on the order: the merged pass decides (see below), so the rounds
+         * left would be read for nothing */
+        if (rc == ETL_OK && etl_process_table_dropped(etl_decoder_process_table(into))) rc = ETL_LEARN_BY_STREAM_NOT;
     }
     pthread_mutex_lock(&sh.lock);
     sh.done = 1;
@@ -572,17 +575,19 @@ int etl_learn_processes(etl_decoder *decoder, etl_schema_registry *registry, con
         struct stat st;  /* a pipe cannot be read twice */
         if (stat(paths[i], &st) != 0 || !S_ISREG(st.st_mode)) return ETL_OK;
     }
-    /* Compressed buffers with spare threads: the merged pass with decompress-ahead splits the work more evenly
-     * than streams do (the calling thread's replay waits for the slowest stream reader, and a busy processor's
-     * stream can hold most of a trace); otherwise by stream. */
-    etl_trace *t;
-    etl_error err;
-    int compressed = 0;
-    if (threads >= 2 && next) {  /* the decoding pass's handle has indexed the same files already */
-        compressed = etl_trace_get_stats(next)->buffers_compressed > 0;
-    } else if (threads >= 2 && etl_open(&t, paths, count, NULL, &err) == ETL_OK) {
-        compressed = etl_trace_get_stats(t)->buffers_compressed > 0;
-        etl_close(t);
+    /* Compressed buffers with spare threads: the merged pass with decompress-ahead. By stream, shared out in
+     * runs, is faster when it goes through (a 256 MB copy of net.4.5.2.x86: 0.45 s against 0.7 s on 2
+     * threads), but a trace whose process table fills up (a PID with hundreds of lifetimes, as in the 1 GB
+     * copies) is read by stream until the table drops something and then merged after all: compressed, that
+     * costs more than it saves. Otherwise by stream. */
+    int compressed = threads >= 2 && next && etl_trace_get_stats(next)->buffers_compressed > 0;
+    if (threads >= 2 && !next) {
+        etl_trace *t;
+        etl_error err;
+        if (etl_open(&t, paths, count, NULL, &err) == ETL_OK) {
+            compressed = etl_trace_get_stats(t)->buffers_compressed > 0;
+            etl_close(t);
+        }
     }
     int rc = compressed ? ETL_LEARN_BY_STREAM_NOT : learn_by_stream(decoder, registry, paths, count, threads, 0, 0, next);
     return rc == ETL_LEARN_BY_STREAM_NOT ? learn_merged(decoder, paths, count, threads, next) : rc;

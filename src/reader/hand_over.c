@@ -3,8 +3,9 @@
  * handles index the same buffers: checked); the second pass takes it from there instead of decompressing the
  * buffer again. Memory: all or nothing, decided before reading — the payloads of every compressed buffer
  * together fit ETL_HAND_OVER_BYTES, or nothing is kept —, so at most that much is held whatever the trace,
- * and each payload held is freed when the second pass leaves its buffer. Each buffer belongs to one stream and
- * each stream is read by one thread, so handles on several threads fill distinct slots without a lock. */
+ * and each payload held is freed when the second pass leaves its buffer. Each buffer is read by one handle
+ * (a stream is read whole by one, or shared out in runs: etl_trace_stream_share), so handles on several
+ * threads fill distinct slots without a lock. */
 #include <stdlib.h>
 
 #include "reader/trace_internal.h"

@@ -65,13 +65,35 @@ int etl_trace_record_in_place(const etl_trace *t, const etl_event_record *r)
            r->raw_size <= in->size - (uint64_t)(r->raw - in->map);
 }
 
+/* Buffer stamps count the session's raw clock (etl-format.md §1.9), but some writers stamp FILETIMEs on the
+ * buffers of a QPC trace (net.4.5.2.x86, relogged): when the raw reading of every stamp falls outside the
+ * log-file header's StartTime..EndTime (a day either side) and the FILETIME reading inside, it is that. */
+static int stamps_are_filetimes(const etl_trace_file *f)
+{
+    const int64_t day = 864000000000;
+    const etl_logfile_header *h = &f->header;
+    if (!f->have_header || h->start_time <= 0 || h->end_time < h->start_time || h->end_time > INT64_MAX - day)
+        return 0;
+    int64_t lo = h->start_time - day, hi = h->end_time + day;
+    size_t filetime = 0, raw = 0;
+    for (size_t k = 0; k < f->buffer_count; k++) {
+        int64_t stamp = f->buffers[k].timestamp, at = etl_clock_to_filetime(&f->clock, stamp);
+        if (stamp == 0 || f->buffers[k].type == ETL_BUFFER_TYPE_HEADER) continue;  /* the header buffer */
+        raw += at >= lo && at <= hi;
+        filetime += stamp >= lo && stamp <= hi;
+    }
+    return raw == 0 && filetime > 0;
+}
+
 int etl_trace_time_range(const etl_trace *t, int64_t *first, int64_t *last)
 {
     int any = 0;
     for (size_t i = 0; t && i < t->file_count; i++) {
         const etl_trace_file *f = &t->files[i];
+        int filetimes = stamps_are_filetimes(f);
         for (size_t k = 0; k < f->buffer_count; k++) {
-            int64_t at = etl_clock_to_filetime(&f->clock, f->buffers[k].timestamp);
+            if (f->buffers[k].type == ETL_BUFFER_TYPE_HEADER || f->buffers[k].timestamp == 0) continue;  /* no flush time */
+            int64_t at = filetimes ? f->buffers[k].timestamp : etl_clock_to_filetime(&f->clock, f->buffers[k].timestamp);
             if (!any || at < *first) *first = at;
             if (!any || at > *last) *last = at;
             any = 1;

@@ -367,6 +367,7 @@ etl_trace *etl_trace_stream_reader(const etl_trace *t)
     r->stats.buffers = t->stats.buffers;
     r->stats.buffers_compressed = t->stats.buffers_compressed;
     r->shares_files = 1;
+    r->hand_to = t->hand_to;  /* each buffer is read by one handle: they fill distinct slots (hand_over.c) */
     if (build_streams(r) != ETL_OK) {
         etl_close(r);
         return NULL;

@@ -195,6 +195,24 @@ static void shift(uint8_t *ts, void *ctx)
     put_le64(ts, (uint64_t)(etl_les64(ts) + *(int64_t *)ctx));
 }
 
+/* Buffer-stamp units per raw record tick: 1 when the buffers are stamped with the session's raw clock (the
+ * format's rule), 1e7 / PerfFreq when a QPC trace's buffers carry FILETIMEs (their stamps fall inside the
+ * log-file header's StartTime..EndTime, a day either side). */
+static double buffer_units_per_tick(const char *path, const span *stamps)
+{
+    etl_trace *t;
+    etl_error err;
+    double per_tick = 1;
+    if (etl_open(&t, &path, 1, NULL, &err) != ETL_OK) return per_tick;
+    const etl_logfile_header *h = etl_trace_logfile_header(t, 0);
+    int64_t day = 864000000000;
+    if (h && h->reserved_flags != 2 && h->perf_freq > 0 && h->start_time > day && h->end_time >= h->start_time &&
+        h->end_time < INT64_MAX - day && stamps->lo >= h->start_time - day && stamps->hi <= h->end_time + day)
+        per_tick = 1e7 / (double)h->perf_freq;
+    etl_close(t);
+    return per_tick;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4 && !(argc == 5 && strcmp(argv[3], "--mb") == 0)) {
@@ -249,7 +267,13 @@ int main(int argc, char **argv)
         return 1;
     }
     if (s.lo > s.hi) s = sb; /* no record has a timestamp */
-    int64_t time_step = s.hi - s.lo + 1, buffer_step = sb.hi - sb.lo + 1, seq_step = max_sequence + 1;
+    /* One shift in time for records and buffers, so that flush times stay with the records they flushed (the
+     * first pass plans its rounds by them). Buffer stamps count the records' raw clock, or (relogged traces
+     * such as net.4.5.2.x86) FILETIME: then a record tick is 1e7 / PerfFreq buffer units. */
+    double per_tick = buffer_units_per_tick(argv[1], &sb);
+    int64_t time_step = s.hi - s.lo + 1, seq_step = max_sequence + 1;
+    if ((double)(sb.hi - sb.lo + 1) / per_tick > (double)time_step) time_step = (int64_t)((double)(sb.hi - sb.lo + 1) / per_tick) + 1;
+    int64_t buffer_step = (int64_t)((double)time_step * per_tick);
     /* the last copy's stamps must still fit int64 */
     if (copies > 1 && ((s.hi > 0 && (INT64_MAX - s.hi) / time_step < copies - 1) ||
                        (sb.hi > 0 && (INT64_MAX - sb.hi) / buffer_step < copies - 1) ||
