@@ -1,8 +1,9 @@
 /* Threads kept across runs (src/pipeline/workers.c) and the parallel pipeline on them (issue 14: --each -j N
- * converts every file on the same N threads). Oracles: pthread_self() per worker index (the same thread in
- * every run, N distinct threads), and the pipeline's own contract on a corpus trace run twice on one pool:
- * every worker observes every record once per run, each batch's text is written once and in order (the
- * sink sees the record sequence numbers 0..n-1 in order, twice). */
+ * converts every file on the same N threads: the calling thread and N - 1 kept ones). Oracles: pthread_self()
+ * per worker index (the same thread in every run, N distinct threads, worker 0 the calling thread), and the
+ * pipeline's own contract on a corpus trace run twice on one pool: every worker observes every record once
+ * per run and renders some of the batches, each batch's text is written once and in order (the sink sees the
+ * record sequence numbers 0..n-1 in order, twice). */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -55,6 +56,7 @@ typedef struct pipe_worker {
     unsigned long observed;
     etl_textbuf held;         /* keep_until_end: the lines of the batch being rendered */
     unsigned long batch_ends;
+    unsigned long rendered;   /* records it rendered (its batches') */
 } pipe_worker;
 
 typedef struct pipe_run {
@@ -96,6 +98,7 @@ static int pipe_record(void *state, const etl_event_record *record, etl_textbuf 
         char line[32];
         int n = snprintf(line, sizeof line, "%lu\n", w->observed);
         etl_textbuf_append(keeping ? &w->held : out, line, (size_t)n);
+        w->rendered++;
     }
     w->observed++;
     return 0;
@@ -147,7 +150,7 @@ static void run_pipeline(etl_worker_pool *pool, pipe_run *run)
 static void test_pipeline_runs_on_a_kept_pool(void **state)
 {
     (void)state;
-    etl_worker_pool *pool = etl_worker_pool_new(THREADS);
+    etl_worker_pool *pool = etl_worker_pool_new(THREADS - 1);  /* worker 0 is the calling thread */
     assert_non_null(pool);
     static pipe_run first, second;
     run_pipeline(pool, &first);
@@ -159,13 +162,18 @@ static void test_pipeline_runs_on_a_kept_pool(void **state)
         for (int i = 0; i < THREADS; i++) assert_int_equal(run->workers[i].observed, first.written);
     }
     for (int i = 0; i < THREADS; i++) assert_true(pthread_equal(first.workers[i].thread, second.workers[i].thread));
+    assert_true(pthread_equal(first.workers[0].thread, pthread_self()));
+    for (int i = 0; i < THREADS; i++) {  /* the calling thread reads and renders too, the others render */
+        assert_true(first.workers[i].rendered > 0);
+        for (int k = i + 1; k < THREADS; k++) assert_false(pthread_equal(first.workers[i].thread, first.workers[k].thread));
+    }
     /* without a pool (or one of another size) a run starts threads of its own */
     static pipe_run own;
-    etl_worker_pool *other = etl_worker_pool_new(THREADS - 1);
+    etl_worker_pool *other = etl_worker_pool_new(THREADS - 2);
     run_pipeline(other, &own);
     assert_int_equal(own.written, first.written);
     assert_false(own.out_of_order);
-    for (int i = 0; i < THREADS; i++) assert_false(pthread_equal(own.workers[i].thread, first.workers[i].thread));
+    for (int i = 1; i < THREADS; i++) assert_false(pthread_equal(own.workers[i].thread, first.workers[i].thread));
     etl_worker_pool_free(other);
     etl_worker_pool_free(pool);
     printf("%lu records, 2 runs on one pool of %d threads: same threads, every record observed by each, in order\n",

@@ -196,7 +196,7 @@ int etlconv_run_each(const etlconv_options *opt, const etl_schema_registry *base
     }
     if (opt->jobs > 1) return run_parallel(opt, base, schema_status);
     int status = ETLCONV_EXIT_OK;
-    etl_worker_pool *workers = NULL;  /* -j N: the same N threads convert every file in turn */
+    etl_worker_pool *workers = NULL;  /* -j N: the same N - 1 threads (and this one) convert every file in turn */
     for (size_t i = 0; i < opt->input_count; i++) {
         int rc = convert_one(opt, i, base, schema_status, exported, &workers);
         if (rc > status) status = rc;

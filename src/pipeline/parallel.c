@@ -12,6 +12,10 @@
 #define DEFAULT_BATCH_RECORDS 1024
 #define DEFAULT_BATCH_BYTES ((size_t)1 << 20)
 #define PROGRESS_EVERY 4096
+/* The calling thread renders the batch it just read itself when the pool's threads have this many read and not
+ * rendered yet per thread: it reads and renders, they render, and no thread waits for a core (one thread more
+ * than the cores, a reader of its own, had them take turns: context switches, preemption of a batch's owner). */
+#define QUEUED_PER_THREAD 2
 
 typedef struct worker {
     etl_parallel *p;
@@ -22,7 +26,7 @@ struct etl_parallel {
     const etl_parallel_ops *ops;
     void *ctx;
     const etl_sink *sink;
-    unsigned threads;
+    unsigned threads;         /* worker states: [0] the calling thread's, [1..] the pool's threads' */
     size_t window;
     etl_batch *slots;         /* batch `seq` lives in slots[seq % window] */
     worker *workers;
@@ -33,6 +37,7 @@ struct etl_parallel {
     pthread_cond_t work_cv;   /* a batch was published, or the run closed or stopped */
     pthread_cond_t done_cv;   /* a worker finished a batch, or the run stopped */
     uint64_t published;       /* batches 0..published-1 are readable by the workers */
+    unsigned queued;          /* published batches left to the pool's threads, not rendered yet */
     unsigned ready;           /* workers that ran worker_start */
     int closed, stop;
     /* the calling thread's own (no lock needed) */
@@ -114,8 +119,8 @@ static int run_batch(worker *w, etl_batch *b, int own)
 static void worker_main(void *arg, unsigned index)
 {
     etl_parallel *p = arg;
-    worker *w = &p->workers[index];
-    w->state = p->ops->worker_start(p->ctx, index);
+    worker *w = &p->workers[index + 1];  /* [0] is the calling thread's */
+    w->state = p->ops->worker_start(p->ctx, index + 1);
     if (!w->state) stop_run(p);
     pthread_mutex_lock(&p->mu);
     p->ready++;
@@ -137,7 +142,7 @@ static void worker_main(void *arg, unsigned index)
             break;
         }
         pthread_mutex_lock(&p->mu);
-        if (own) b->rendered = 1;
+        if (own) b->rendered = 1, p->queued--;
         /* the calling thread waits for a rendered batch to write or a free slot to fill: only those wake it
          * (a worker passing a batch another renders would wake it for nothing, twice a batch at -j 2) */
         int wake = --b->pending == 0 || own;
@@ -210,17 +215,32 @@ static etl_batch *open_batch(etl_parallel *p)
     return b;
 }
 
+/* The batch goes to the workers; the calling thread's own state passes it at once, in order: it renders it
+ * (when the pool's threads have enough queued) or observes it. */
 static int publish(etl_parallel *p)
 {
     etl_batch *b = p->filling;
     p->filling = NULL;
     etl_batch_seal(b);
     pthread_mutex_lock(&p->mu);
+    int self = p->queued >= QUEUED_PER_THREAD * (p->threads - 1);
     b->pending = p->threads + 1;  /* every worker, then the writer */
-    b->claimed = b->rendered = 0;
+    b->claimed = self;
+    b->rendered = 0;
+    p->queued += !self;
     p->published++;
     pthread_mutex_unlock(&p->mu);
     pthread_cond_broadcast(&p->work_cv);
+    int rc = run_batch(&p->workers[0], b, self);
+    here.mode = ON_READER;
+    pthread_mutex_lock(&p->mu);
+    if (self) b->rendered = 1;
+    b->pending--;
+    pthread_mutex_unlock(&p->mu);
+    if (rc != 0) {
+        stop_run(p);
+        return -1;
+    }
     return pump(p, NULL, 0);
 }
 
@@ -282,18 +302,25 @@ etl_parallel *etl_parallel_start(const etl_parallel_config *config, const etl_pa
         return NULL;
     }
     for (unsigned i = 0; i < p->threads; i++) p->workers[i].p = p;
+    unsigned helpers = p->threads - 1;  /* worker 0 is the calling thread */
     p->pool = config->pool;
-    if (!p->pool || etl_worker_pool_threads(p->pool) != p->threads)
-        p->pool = p->own_pool = etl_worker_pool_new(p->threads);
-    if (!p->pool || etl_worker_pool_run(p->pool, worker_main, p) != 0) {
-        fprintf(stderr, "etlconv: cannot start %u threads\n", p->threads);
+    if (helpers && (!p->pool || etl_worker_pool_threads(p->pool) != helpers))
+        p->pool = p->own_pool = etl_worker_pool_new(helpers);
+    if (helpers && (!p->pool || etl_worker_pool_run(p->pool, worker_main, p) != 0)) {
+        fprintf(stderr, "etlconv: cannot start %u threads\n", helpers);
         etl_parallel_free(p);
         return NULL;
     }
-    p->running = 1;
+    p->running = helpers > 0;
+    if (!(p->workers[0].state = ops->worker_start(ctx, 0))) stop_run(p);
     pthread_mutex_lock(&p->mu);
+    p->ready++;
     while (p->ready < p->threads) pthread_cond_wait(&p->done_cv, &p->mu);
     pthread_mutex_unlock(&p->mu);
+    if (!p->workers[0].state) {
+        etl_parallel_free(p);
+        return NULL;
+    }
     return p;
 }
 

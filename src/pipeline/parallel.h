@@ -1,17 +1,19 @@
 /* One trace converted on N threads with the output of one (issue 14).
  *
- * One reader (the calling thread) reads the trace once: it decompresses each buffer once, merges the records
- * in order and copies each record into a batch (a window of batches is shared by all workers): its struct,
- * and its bytes unless it was read in place from the mapped file (etl_trace_record_in_place; then the workers
- * read them there, not a copy written on another core). Every
- * worker goes through every batch in order, so the state later records depend on (process table, EventSource
- * manifests, embedded schemas: whatever the decoder observes) is built in each worker exactly as a
- * single-threaded run builds it. A batch of the decoding pass is claimed by the first worker that reaches it:
- * that worker decodes, filters and renders its records into the batch's text; the others only observe them
- * (the ops' `record` with out == NULL), and only those the reader listed while copying them (the ops' `listed`:
- * the records whose observation can change a worker's state), so that they do not touch every record the
- * reader wrote on another core. The calling thread writes the batches' text to the sink in batch order, so the output is byte for
- * byte that of one thread.
+ * N workers: worker 0 is the calling thread, 1..N-1 are threads. The calling thread also reads the trace,
+ * once: it decompresses each buffer once, merges the records in order and copies each record into a batch
+ * (a window of batches is shared by all workers): its struct, and its bytes unless it was read in place from
+ * the mapped file (etl_trace_record_in_place; then the workers read them there, not a copy written on another
+ * core). Every worker goes through every batch in order, so the state later records depend on (process table,
+ * EventSource manifests, embedded schemas: whatever the decoder observes) is built in each worker exactly as
+ * a single-threaded run builds it. A batch of the decoding pass is rendered by one worker: the calling thread
+ * keeps the batch it just read when the other workers have enough read and not rendered yet (it reads and
+ * renders, they render: N threads on N cores, none waiting for a core), else the first of the others to reach
+ * it claims it. That worker decodes, filters and renders its records into the batch's text; the others only
+ * observe them (the ops' `record` with out == NULL), and only those the reader listed while copying them (the
+ * ops' `listed`: the records whose observation can change a worker's state), so that they do not touch every
+ * record the reader wrote on another core. The calling thread writes the batches' text to the sink in batch
+ * order, so the output is byte for byte that of one thread.
  *
  * Diagnostics raised while reading (on the calling thread) and while a worker renders its own records
  * (etl_parallel_defer_diagnostic) are kept with the batch at the record they belong to and given to the
@@ -27,8 +29,8 @@
  * parsed once and shared read-only by all workers; it was one full registry per worker) + one reader (and, for
  * compressed traces, its decompress-ahead thread's 4 MiB of payloads: reader/prefetch.h).
  *
- * Threads: a run starts its own N (joined by etl_parallel_finish), or runs on a pool kept across runs
- * (config.pool, pipeline/workers.h): --each converts every file on the same N threads. */
+ * Threads: a run starts its own N - 1 (joined by etl_parallel_finish), or runs on a pool of N - 1 kept across
+ * runs (config.pool, pipeline/workers.h): --each converts every file on the same threads. */
 #ifndef ETL_PIPELINE_PARALLEL_H
 #define ETL_PIPELINE_PARALLEL_H
 
@@ -40,8 +42,8 @@
 #include "util/textbuf.h"
 
 typedef struct etl_parallel_ops {
-    /* In the worker's thread, before its first batch: its state (NULL stops the run). etl_parallel_start
-     * returns once every worker has run it. */
+    /* In the worker's thread (worker 0: the calling thread, in etl_parallel_start), before its first batch: its
+     * state (NULL stops the run). etl_parallel_start returns once every worker has run it. */
     void *(*worker_start)(void *ctx, unsigned index);
     /* Every record, in order, in every worker. `out` is non-NULL when the record's batch
      * belongs to this worker: decode, filter and render it there. NULL: only observe it. Non-zero stops. */
@@ -63,11 +65,11 @@ typedef struct etl_parallel_ops {
 } etl_parallel_ops;
 
 typedef struct etl_parallel_config {
-    unsigned threads;        /* workers, >= 1 */
+    unsigned threads;        /* workers, >= 1: the calling thread and threads - 1 others */
     size_t batch_records;    /* 0: 1024 */
     size_t batch_bytes;      /* 0: 1 MiB */
     size_t window;           /* batches in flight; 0: 2 x threads + 2 */
-    struct etl_worker_pool *pool; /* threads kept across runs (pipeline/workers.h) when it has `threads`;
+    struct etl_worker_pool *pool; /* threads kept across runs (pipeline/workers.h) when it has `threads` - 1;
                                    * NULL: the run starts and joins its own */
 } etl_parallel_config;
 
