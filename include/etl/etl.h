@@ -310,11 +310,12 @@ int etl_trace_stream_share(etl_trace *trace, size_t index, size_t run, unsigned 
  * etl_close, as long as the file is not changed meanwhile (a pipeline can then pass the pointers on instead of
  * copying the bytes; the record's own struct and its extended item array are still the callback's only). */
 int etl_trace_record_in_place(const etl_trace *trace, const etl_event_record *record);
-/* Another handle on the files of `trace` (not read yet, no first pass handing buffers to it) for reading
- * streams on another thread: it shares the files and their buffer index (nothing is reopened or indexed
- * again) and has stream cursors, memory and counters of its own; it reports no diagnostics (`trace` reports
- * the files' problems). Close it (etl_close) before `trace`. NULL when out of memory or `trace` cannot be
- * shared so. */
+/* Another handle on the files of `trace` (no first pass handing buffers to it) for reading streams on another
+ * thread: it shares the files and their buffer index (nothing is reopened or indexed again) and has stream
+ * cursors, memory and counters of its own; it reads with the default options whatever `trace` was opened
+ * with (FILETIME times, no diagnostics: `trace` reports the files' problems) and hands its decompressed
+ * buffers to the handle `trace` hands them to (etl_trace_hand_over). Close it (etl_close) before `trace`.
+ * NULL when out of memory or `trace` cannot be shared so. */
 etl_trace *etl_trace_stream_reader(const etl_trace *trace);
 
 /* A second handle on an open trace for threads that only ask it about its files (paths, log-file headers,

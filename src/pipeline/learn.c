@@ -466,7 +466,11 @@ static int learn_by_stream(etl_decoder *decoder, etl_schema_registry *registry, 
 {
     walker walkers[MAX_WALKERS];
     memset(walkers, 0, sizeof walkers);
-    if (count != 1 || !registry || open_first(&walkers[0].trace, paths, count, next) != ETL_OK)
+    /* the decoding pass's handle has indexed the files: shared when nothing compressed is to be handed over */
+    int share_next = next && etl_trace_get_stats(next)->buffers_compressed == 0;
+    if (count != 1 || !registry ||
+        (!(share_next && (walkers[0].trace = etl_trace_stream_reader(next))) &&
+         open_first(&walkers[0].trace, paths, count, next) != ETL_OK))
         return ETL_LEARN_BY_STREAM_NOT;
     walk_shared sh;
     memset(&sh, 0, sizeof sh);

@@ -361,7 +361,7 @@ etl_trace *etl_trace_stream_reader(const etl_trace *t)
     if (!r) return NULL;
     r->files = t->files;
     r->file_count = t->file_count;
-    r->options.flags = t->options.flags;
+    /* default options: FILETIME times, no diagnostics (`trace` reports the files' problems) */
     r->memory_budget = ETL_DEFAULT_MEMORY_BUDGET;
     r->stats.bytes_total = t->stats.bytes_total;
     r->stats.buffers = t->stats.buffers;
