@@ -539,7 +539,7 @@ static int learn_by_stream(etl_decoder *decoder, etl_schema_registry *registry, 
     pthread_mutex_destroy(&sh.lock);
     free(sh.marks);
     free_shares(&sh);
-    for (unsigned i = 0; i < n; i++) walker_free(&walkers[i]);
+    for (unsigned i = n; i-- > 0;) walker_free(&walkers[i]);  /* the helpers' handles share walker 0's files */
     return rc;
 }
 

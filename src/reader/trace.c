@@ -383,7 +383,7 @@ void etl_close(etl_trace *t)
         return;
     }
     etl_prefetch_free(t->prefetch);  /* its threads read the files: first */
-    etl_hand_over_free(t);
+    if (!t->shares_files) etl_hand_over_free(t);  /* the files' handed-over buffers are their owner's */
     for (size_t i = 0; i < t->stream_count; i++) free(t->streams[i].payload);
     for (size_t i = 0; i < t->file_count && !t->shares_files; i++) {
         etl_input_close(&t->files[i].input);
