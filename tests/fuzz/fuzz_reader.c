@@ -5,7 +5,9 @@
  * the reader's buffers. If the input's last byte is odd, the file is opened twice as a two-file trace to
  * exercise the merge; if bit 1 of that byte is set, timestamps stay raw; bit 2: a helper thread decompresses
  * ahead (etl_trace_set_prefetch); bit 3: the streams are read unmerged (etl_process_stream, stopping and
- * resuming every few records, as the first pass's rounds do). Seeds: tests/fuzz/seeds.sh. */
+ * resuming every few records, as the first pass's rounds do); bit 4 with it: shared out with a second handle
+ * (etl_trace_stream_reader, etl_trace_stream_share) in runs of 1-8 buffers (bits 5-7).
+ * Seeds: tests/fuzz/seeds.sh. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,11 +77,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (mode & 4)
             etl_trace_set_prefetch(trace, 1);
         if (mode & 8) {
+            /* bit 4: the streams shared out between this handle and a stream reader on its files, in runs of
+             * (bits 5-7) + 1 buffers, as the first pass on two threads reads them */
+            etl_trace *other = (mode & 16) ? etl_trace_stream_reader(trace) : NULL;
+            size_t run = ((mode >> 5) & 7) + 1;
             for (size_t i = 0; i < etl_trace_stream_count(trace); i++) {
-                unsigned calls = 0;
-                while (etl_process_stream(trace, i, on_stream_event, &calls) == ETL_STOPPED)
-                    calls = 1;
+                if (other && (etl_trace_stream_share(trace, i, run, 0, 2) != ETL_OK ||
+                              etl_trace_stream_share(other, i, run, 1, 2) != ETL_OK))
+                    abort();
+                for (etl_trace *t = trace; t; t = t == trace ? other : NULL) {
+                    unsigned calls = 0;
+                    while (etl_process_stream(t, i, on_stream_event, &calls) == ETL_STOPPED)
+                        calls = 1;
+                }
             }
+            etl_close(other);
         } else {
             etl_process(trace, on_event, NULL);
         }
