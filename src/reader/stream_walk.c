@@ -57,14 +57,6 @@ int etl_process_stream(etl_trace *t, size_t index, etl_stream_record_fn callback
     return ETL_OK;
 }
 
-int etl_trace_record_in_place(const etl_trace *t, const etl_event_record *r)
-{
-    if (!t || !r || !r->raw || r->file_index >= t->file_count) return 0;
-    const etl_input *in = &t->files[r->file_index].input;
-    return in->map && r->raw >= in->map && (uint64_t)(r->raw - in->map) <= in->size &&
-           r->raw_size <= in->size - (uint64_t)(r->raw - in->map);
-}
-
 /* Buffer stamps count the session's raw clock (etl-format.md §1.9), but some writers stamp FILETIMEs on the
  * buffers of a QPC trace (net.4.5.2.x86, relogged): when the raw reading of every stamp falls outside the
  * log-file header's StartTime..EndTime (a day either side) and the FILETIME reading inside, it is that. */

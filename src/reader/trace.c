@@ -352,6 +352,14 @@ etl_trace *etl_trace_view(const etl_trace *t)
     return v;
 }
 
+int etl_trace_record_in_place(const etl_trace *t, const etl_event_record *r)
+{
+    if (!t || !r || !r->raw || r->file_index >= t->file_count) return 0;
+    const etl_input *in = &t->files[r->file_index].input;
+    return in->map && r->raw >= in->map && (uint64_t)(r->raw - in->map) <= in->size &&
+           r->raw_size <= in->size - (uint64_t)(r->raw - in->map);
+}
+
 etl_trace *etl_trace_stream_reader(const etl_trace *t)
 {
     if (!t || t->is_view) return NULL;

@@ -196,8 +196,8 @@ static void shift(uint8_t *ts, void *ctx)
 }
 
 /* Buffer-stamp units per raw record tick: 1 when the buffers are stamped with the session's raw clock (the
- * format's rule), 1e7 / PerfFreq when a QPC trace's buffers carry FILETIMEs (their stamps fall inside the
- * log-file header's StartTime..EndTime, a day either side). */
+ * format's rule), 1e7 / PerfFreq when a QPC trace's buffers carry FILETIMEs: the reader decides that
+ * (etl_trace_time_range then gives the stamps as they are). */
 static double buffer_units_per_tick(const char *path, const span *stamps)
 {
     etl_trace *t;
@@ -205,9 +205,9 @@ static double buffer_units_per_tick(const char *path, const span *stamps)
     double per_tick = 1;
     if (etl_open(&t, &path, 1, NULL, &err) != ETL_OK) return per_tick;
     const etl_logfile_header *h = etl_trace_logfile_header(t, 0);
-    int64_t day = 864000000000;
-    if (h && h->reserved_flags != 2 && h->perf_freq > 0 && h->start_time > day && h->end_time >= h->start_time &&
-        h->end_time < INT64_MAX - day && stamps->lo >= h->start_time - day && stamps->hi <= h->end_time + day)
+    int64_t first, last;
+    if (h && h->reserved_flags != 2 && h->perf_freq > 0 && etl_trace_time_range(t, &first, &last) &&
+        first == stamps->lo && last == stamps->hi)
         per_tick = 1e7 / (double)h->perf_freq;
     etl_close(t);
     return per_tick;
