@@ -6,7 +6,7 @@ BUILD     ?= build
 PREFIX    ?= /usr/local
 DESTDIR   ?=
 PKGS      := libxml-2.0 zlib libzstd
-OPTFLAGS  ?= -O2 -g
+OPTFLAGS  ?= -O3 -g
 WARNFLAGS := -std=c11 -Wall -Wextra -Werror
 # Recursive (=) so they are looked up when used, not when the Makefile is read: `make` then works in the
 # same run that installed the packages (tests/ensure_deps.sh).

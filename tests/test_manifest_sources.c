@@ -62,8 +62,8 @@ static void test_directory_walk(void **state)
 
 static void write_bytes(const char *dir, const char *name, const void *data, size_t len)
 {
-    char path[512];
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    char path[1024];
+    assert_true(snprintf(path, sizeof(path), "%s/%s", dir, name) < (int)sizeof(path));
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
     assert_int_equal(fwrite(data, 1, len, f), len);

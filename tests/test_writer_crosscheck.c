@@ -458,7 +458,7 @@ static const tally *tally_of(const char *file, uint64_t *census_count, const cha
 static void test_kind_kernel(void **state)
 {
     (void)state;
-    uint64_t perfinfo, system;
+    uint64_t perfinfo = 0, system = 0;
     const tally *t = tally_of("airbus-cert/ShutdownPerfDiagLogger.etl.gz", &perfinfo, "PERFINFO64");
     tally_of("airbus-cert/ShutdownPerfDiagLogger.etl.gz", &system, "SYSTEM64");
     assert_int_equal(t->by_source[ETL_SOURCE_KERNEL_MOF], perfinfo + system);

@@ -176,7 +176,7 @@ static int size_value(walk_state *s, const etl_property_info *prop, size_t *star
     }
 
     int has_length;
-    uint64_t length;
+    uint64_t length = 0; /* resolve_length sets it when has_length; -O3 cannot see that */
     if ((rc = resolve_length(s, prop, &has_length, &length))) return rc;
     switch (prop->in_type) {
     case ETL_IN_UNICODESTRING:
