@@ -4,8 +4,8 @@
  * Lookups are valid while the registry's generation is unchanged (every addition or replacement changes it,
  * so EventSource manifests and embedded metadata arriving mid-trace are seen at once). Names and plans are
  * keyed by description address: registry descriptions live as long as the registry, TraceLogging ones until
- * the TraceLogging cache flushes — the decoder calls etl_decode_cache_forget then. Memory is fixed: every
- * table is direct-mapped, a collision replaces the entry. */
+ * the TraceLogging cache flushes — the decoder calls etl_decode_cache_forget then. Memory is fixed: lookups are
+ * direct-mapped, names and plans two-way (the older entry replaced), a collision replaces an entry. */
 #ifndef ETL_DECODE_DECODE_CACHE_H
 #define ETL_DECODE_DECODE_CACHE_H
 

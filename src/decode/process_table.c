@@ -64,10 +64,12 @@ typedef struct id_properties {
     uint8_t pid_style[9], tid_style[9];  /* etl_int_style of the property's value by byte size; 0xFF: not asked yet */
 } id_properties;
 
-#define ID_CACHE_SIZE 256u
+#define ID_CACHE_SIZE 256u  /* two ways per set: keyed by address, a direct-mapped table lets the heap's layout
+                               * make two busy event types evict each other (decode_cache.c) */
 
 struct etl_process_table {
     id_properties id_cache[ID_CACHE_SIZE];
+    uint8_t id_cache_older[ID_CACHE_SIZE / 2];  /* per set: the way filled first, replaced next */
     process_slot *processes;
     size_t process_capacity, process_count;
     lifetime *lifetimes;
@@ -414,14 +416,18 @@ static id_properties *id_properties_of(etl_process_table *t, const etl_event_inf
 {
     static const char *const pid_names[] = {"ProcessId", "PID", "StackProcess", NULL};
     static const char *const tid_names[] = {"ThreadId", "TThreadId", "IssuingThreadId", NULL};
-    id_properties *c = &t->id_cache[((uintptr_t)info >> 4) % ID_CACHE_SIZE];
-    if (c->info != info) {
-        c->info = info;
-        c->pid_property = find_property(info, pid_names);
-        c->tid_property = find_property(info, tid_names);
-        memset(c->pid_style, 0xFF, sizeof c->pid_style);
-        memset(c->tid_style, 0xFF, sizeof c->tid_style);
-    }
+    uintptr_t a = (uintptr_t)info;
+    size_t set = (a >> 4 ^ a >> 13) % (ID_CACHE_SIZE / 2);
+    id_properties *c = &t->id_cache[set * 2];
+    if (c[0].info == info) return &c[0];
+    if (c[1].info == info) return &c[1];
+    c += t->id_cache_older[set];
+    t->id_cache_older[set] ^= 1;
+    c->info = info;
+    c->pid_property = find_property(info, pid_names);
+    c->tid_property = find_property(info, tid_names);
+    memset(c->pid_style, 0xFF, sizeof c->pid_style);
+    memset(c->tid_style, 0xFF, sizeof c->tid_style);
     return c;
 }
 
