@@ -93,4 +93,5 @@ static void activities_destroy(void *state)
 const etl_writer_format etl_writer_activities = {
     "activities", "", ".activities.tsv", "one line per activity: first/last time, duration, events, parent, providers",
     activities_create, fmt_begin_nothing, activities_event, activities_end, activities_destroy,
+    .header_ids_only = 1,
 };

@@ -26,4 +26,5 @@ static int baseline_event(void *state, const etl_decoded_event *ev)
 const etl_writer_format etl_writer_baseline = {
     "baseline", "golden", ".txt", "golden baseline for `etlconv diff` (the table form of --stable, field names)",
     fmt_line_writer_create, baseline_begin, baseline_event, fmt_end_nothing, fmt_line_writer_destroy,
+    .header_ids_only = 0,  /* its process column is event->process_name */
 };

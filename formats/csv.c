@@ -208,4 +208,5 @@ static void *csv_create(const etl_sink *sink, const etl_writer_options *options)
 const etl_writer_format etl_writer_csv = {
     "csv", "", ".csv", "tracerpt CSV columns, RFC 4180 quoting (--csv-compat: tracerpt's exact form)",
     csv_create, csv_begin, csv_event, fmt_end_nothing, fmt_line_writer_destroy,
+    .header_ids_only = 1,
 };

@@ -183,4 +183,5 @@ static int ecs_event(void *state, const etl_decoded_event *ev)
 const etl_writer_format etl_writer_ecs = {
     "ecs", "", ".json", "Elastic Common Schema (winlog.*) as Filebeat's ETW input writes it (-of json --style ecs)",
     fmt_line_writer_create, fmt_begin_nothing, ecs_event, fmt_end_nothing, fmt_line_writer_destroy,
+    .header_ids_only = 1,
 };

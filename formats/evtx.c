@@ -618,4 +618,5 @@ static void *evtx_create(const etl_sink *sink, const etl_writer_options *options
 const etl_writer_format etl_writer_evtx = {
     "evtx", "", ".evtx", "Windows event log (EVTX), as tracerpt -of EVTX; readable by the EVTX tools",
     evtx_create, evtx_begin, evtx_event_cb, evtx_end_cb, evtx_destroy,
+    .header_ids_only = 1,
 };

@@ -308,4 +308,5 @@ static void *jsonl_create(const etl_sink *sink, const etl_writer_options *option
 const etl_writer_format etl_writer_jsonl = {
     "jsonl", "json|ndjson", ".jsonl", "JSON Lines: one object per event with typed, nested fields",
     jsonl_create, jsonl_begin, jsonl_event, fmt_end_nothing, fmt_line_writer_destroy,
+    .header_ids_only = 0,  /* "process" is event->process_name */
 };

@@ -289,4 +289,5 @@ static void pcapng_destroy(void *state)
 const etl_writer_format etl_writer_pcapng = {
     "pcapng", "", ".pcapng", "pcapng capture of the packets the trace carries (Wireshark, tshark)",
     pcapng_create, pcapng_begin, pcapng_event, pcapng_end, pcapng_destroy,
+    .header_ids_only = 1,
 };

@@ -473,9 +473,11 @@ static void split_destroy(void *state)
 const etl_writer_format etl_writer_csv_split = {
     "csv-split", "", "", "CSV, one file per event type in --split DIR, with DIR/schema.sql",
     csv_split_create, split_begin, split_event, split_end, split_destroy,
+    .header_ids_only = 0,  /* a process_name column */
 };
 
 const etl_writer_format etl_writer_jsonl_split = {
     "jsonl-split", "", "", "JSON Lines, one file per event type in --split DIR",
     jsonl_split_create, split_begin, split_event, split_end, split_destroy,
+    .header_ids_only = 0,  /* a process_name column */
 };

@@ -266,4 +266,5 @@ static void *summary_create(const etl_sink *sink, const etl_writer_options *opti
 const etl_writer_format etl_writer_summary = {
     "summary", "sum", ".txt", "tracerpt summary.txt: totals and event counts per event type",
     summary_create, summary_begin, summary_event, summary_end, summary_destroy,
+    .header_ids_only = 1,
 };

@@ -79,4 +79,5 @@ static void *table_create(const etl_sink *sink, const etl_writer_options *option
 const etl_writer_format etl_writer_table = {
     "table", "txt|text", ".txt", "one tab-separated line per event: [columns] EventName Data1 Data2 ...",
     table_create, fmt_begin_nothing, table_event, fmt_end_nothing, fmt_line_writer_destroy,
+    .header_ids_only = 1,
 };

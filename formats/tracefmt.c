@@ -107,4 +107,5 @@ static int tracefmt_event(void *state, const etl_decoded_event *ev)
 const etl_writer_format etl_writer_tracefmt = {
     "tracefmt", "wpp", ".txt", "tracefmt's text: [CPU]PID.TID::time [component]message ($TRACE_FORMAT_PREFIX)",
     tracefmt_create, fmt_begin_nothing, tracefmt_event, fmt_end_nothing, tracefmt_destroy,
+    .header_ids_only = 1,
 };

@@ -531,4 +531,5 @@ static void *xml_create(const etl_sink *sink, const etl_writer_options *options)
 const etl_writer_format etl_writer_xml = {
     "xml", "dumpfile", ".xml", "tracerpt dumpfile.xml layout (default)",
     xml_create, xml_begin, xml_event, xml_end, xml_destroy,
+    .header_ids_only = 1,
 };

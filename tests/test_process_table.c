@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "decode/observe_filter.h"
 #include "decode/process_table.h"
 #include "etl/etl_schema.h"
 
@@ -160,6 +161,43 @@ static void test_decoder_warns_once(void **state)
     etl_schema_registry_free(reg);
 }
 
+/* Without a process table (ETL_DECODER_NO_PROCESSES: outputs that show header IDs only) the decoder learns
+ * nothing, so the table can neither fill nor warn, and the -j observe filter lists no record for it. */
+static void test_decoder_without_processes(void **state)
+{
+    (void)state;
+    etl_schema_registry *reg = etl_schema_registry_new();
+    etl_decoder *d = etl_decoder_new(reg, NULL);
+    assert_non_null(d);
+    etl_decoder_set_flags(d, ETL_DECODER_NO_PROCESSES | ETL_DECODER_NO_TRACE_SCHEMAS);
+    warnings w = {0, 0, ""};
+    etl_decoder_set_diagnostic(d, on_warning, &w);
+    const uint32_t threads = (1u << 19) + 1000;  /* what makes test_decoder_warns_once warn */
+    for (uint32_t i = 1; i <= threads; i++) {
+        etl_event_record r = header_record(8, i * 4);
+        assert_int_equal(etl_decoder_learn(d, &r), 0);
+    }
+    assert_int_equal(w.count, 0);
+    assert_int_equal(etl_process_table_dropped(etl_decoder_process_table(d)), 0);
+    fake_event f;
+    const etl_decoded_event *start = process_event(&f, 1, 77, "probe.exe", 10);
+    assert_int_equal(etl_decoder_learn(d, start->record), 0);
+    assert_null(etl_process_table_name((etl_process_table *)etl_decoder_process_table(d), 77, 20));
+    etl_observe_filter *keeps = etl_observe_filter_new(ETL_DECODER_NO_TRACE_SCHEMAS);
+    etl_observe_filter *none = etl_observe_filter_new(ETL_DECODER_NO_TRACE_SCHEMAS | ETL_DECODER_NO_PROCESSES);
+    assert_non_null(keeps);
+    assert_non_null(none);
+    etl_event_record r = header_record(8, 4);
+    assert_int_equal(etl_observe_filter_wants(keeps, &r), 1);  /* a new (TID, PID): the table learns it */
+    assert_int_equal(etl_observe_filter_wants(none, &r), 0);
+    assert_int_equal(etl_observe_filter_wants(keeps, start->record), 1);  /* a process start */
+    assert_int_equal(etl_observe_filter_wants(none, start->record), 0);
+    etl_observe_filter_free(keeps);
+    etl_observe_filter_free(none);
+    etl_decoder_free(d);
+    etl_schema_registry_free(reg);
+}
+
 /* The expected name from what the table describes (etl_process_table_describe: each PID's lifetimes in list
  * order): the latest named lifetime containing ts, else the latest named one that started before it; ties go
  * to the first in list order. Independent of the table's own lookup and of what it caches. */
@@ -258,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_name_lookups_match_lifetimes),
         cmocka_unit_test(test_many_threads),
         cmocka_unit_test(test_decoder_warns_once),
+        cmocka_unit_test(test_decoder_without_processes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

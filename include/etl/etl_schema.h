@@ -353,7 +353,11 @@ enum {
     /* Ignore the schemas the trace carries — TraceLogging metadata in records, EventSource manifests
      * (event 0xFFFE), KernelTraceControl MetaData/EventInfo blobs — so only user-supplied, bundled and
      * built-in kernel schemas decode. Used to check that an exported manifest alone decodes a trace. */
-    ETL_DECODER_NO_TRACE_SCHEMAS = 0x1
+    ETL_DECODER_NO_TRACE_SCHEMAS = 0x1,
+    /* Keep no process table: events come with process_id 0xFFFFFFFF and no process_name, and etl_decoder_learn
+     * learns nothing. For output that shows the record header's PID only (etl_writer_format.header_ids_only):
+     * the table, and the first pass that fills it, would change nothing there. */
+    ETL_DECODER_NO_PROCESSES = 0x2
 };
 /* Set before the first etl_decode_event / etl_decoder_learn. */
 void etl_decoder_set_flags(etl_decoder *decoder, unsigned flags);

@@ -109,6 +109,10 @@ typedef struct etl_writer_format {
     int (*event)(void *state, const etl_decoded_event *event);  /* 0 on success */
     int (*end)(void *state, const etl_run_totals *totals);      /* totals may be NULL */
     void (*destroy)(void *state);
+    /* 1: shows the record header's PID and TID only, never event->process_id or event->process_name. The
+     * caller may then decode without a process table and skip the first pass that fills it
+     * (ETL_DECODER_NO_PROCESSES). 0 (the default): the writer gets them. */
+    int header_ids_only;
 } etl_writer_format;
 
 /* The registration table (formats/registry.c). */

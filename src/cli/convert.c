@@ -108,6 +108,16 @@ int etlconv_on_event(const etl_event_record *record, void *ctx)
     return r->failed;
 }
 
+/* Events get a process name and their own PID (etl_decoded_event.process_name, process_id) from the process
+ * table, which the first pass fills: a run whose outputs all show the record header's PID only
+ * (etl_writer_format.header_ids_only: xml, csv, table...) does without both. --stable numbers the PIDs events
+ * name (diff/stable.c), -report lists the processes. */
+static int needs_processes(const etlconv_options *opt, const etlconv_job *job)
+{
+    if ((opt->writer.stable & ETL_STABLE_ON) || job->report_output) return 1;
+    return job->write_main && !opt->format->header_ids_only;
+}
+
 /* First pass (pipeline/learn.c): process names from rundowns logged at the end (WPR, xperf). At -j N the
  * spare threads decompress ahead for it. */
 int etlconv_learn_processes(run *r, etl_schema_registry *registry, const etlconv_job *job)
@@ -170,11 +180,13 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
         fprintf(stderr, "etlconv: out of memory\n");
         goto done;
     }
-    etl_decoder_set_flags(r.decoder, opt->no_trace_schemas ? ETL_DECODER_NO_TRACE_SCHEMAS : 0);
+    int processes = needs_processes(opt, job);
+    etl_decoder_set_flags(r.decoder, (opt->no_trace_schemas ? ETL_DECODER_NO_TRACE_SCHEMAS : 0) |
+                                         (processes ? 0 : ETL_DECODER_NO_PROCESSES));
     etl_decoder_set_diagnostic(r.decoder, on_diagnostic, &r);
     if (etlconv_extras_start(&r.extras, opt, job->report_output, job->interpreted_output) != 0) goto done;
     int parallel = etlconv_parallel_eligible(opt, job);  /* -j: the workers' decoders copy this first pass */
-    if (!opt->one_pass && etlconv_learn_processes(&r, registry, job) != 0) goto done;
+    if (processes && !opt->one_pass && etlconv_learn_processes(&r, registry, job) != 0) goto done;
     if (etlconv_activity_prepare(&r.activity, opt, job) != 0) goto done;
     if (job->write_main) {
         main_out = etlconv_output_open(job->output, opt->overwrite);

@@ -138,7 +138,7 @@ static void *worker_start(void *ctx, unsigned index)
             return NULL;
         own->decoder = etl_decoder_new(w->registry, sh->view);
         if (!own->decoder) return NULL;
-        etl_decoder_set_flags(own->decoder, sh->quiet.no_trace_schemas ? ETL_DECODER_NO_TRACE_SCHEMAS : 0);
+        etl_decoder_set_flags(own->decoder, etl_decoder_flags(sh->primary->decoder));  /* as the run's decoder */
         etl_decoder_set_diagnostic(own->decoder, etlconv_diagnostic, own);
         /* worker 0 decodes nothing before every worker started: the primary's decoder is still */
         if (etl_decoder_copy_processes(own->decoder, sh->primary->decoder) != ETL_OK) return NULL;

@@ -127,6 +127,7 @@ static int note_process_bounds(etl_decoder *d, const etl_event_record *rec, int 
 
 static int observe_processes(etl_decoder *d, const etl_decoded_event *ev)
 {
+    if (d->flags & ETL_DECODER_NO_PROCESSES) return ETL_OK;
     int rc = etl_process_table_observe(d->processes, ev) == ETL_OK ? ETL_OK : ETL_ERR_NOMEM;
     return note_process_bounds(d, ev->record, rc);
 }
@@ -192,6 +193,7 @@ static const etl_event_info *find_schema(etl_decoder *d, const etl_event_record 
 
 int etl_decoder_learn(etl_decoder *d, const etl_event_record *rec)
 {
+    if (d->flags & ETL_DECODER_NO_PROCESSES) return ETL_OK;
     if (!etl_process_table_learns_from(rec))
         return note_process_bounds(d, rec, etl_process_table_observe_header(d->processes, rec));
     etl_decoded_event ev;
@@ -598,9 +600,14 @@ int etl_decode_complete(etl_decoder *d, const etl_decoded_event **out)
     }
     d->pending = PENDING_NONE;
 
-    if (observe_processes(d, ev) != ETL_OK) return ETL_ERR_NOMEM;
-    ev->process_id = etl_process_table_event_pid(d->processes, ev);
-    ev->process_name = etl_process_table_name(d->processes, ev->process_id, rec->header.timestamp);
+    if (d->flags & ETL_DECODER_NO_PROCESSES) {
+        ev->process_id = UINT32_MAX;
+        ev->process_name = NULL;
+    } else {
+        if (observe_processes(d, ev) != ETL_OK) return ETL_ERR_NOMEM;
+        ev->process_id = etl_process_table_event_pid(d->processes, ev);
+        ev->process_name = etl_process_table_name(d->processes, ev->process_id, rec->header.timestamp);
+    }
     count_event(d, ev);
     return ETL_OK;
 }
@@ -613,7 +620,7 @@ int etl_decode_skip(etl_decoder *d, const etl_decoded_event **out)
     if (d->pending == PENDING_WALK) {
         /* process events feed the process table with their fields; a payload that does not fit needs the walk
          * for its message: those take the full decode (rare) */
-        if (etl_process_table_wants(rec)) return etl_decode_complete(d, out);
+        if (!(d->flags & ETL_DECODER_NO_PROCESSES) && etl_process_table_wants(rec)) return etl_decode_complete(d, out);
         etl_render_context ctx = {rec->pointer_size, d->trace, rec->file_index, etl_trace_raw_to_filetime};
         int rc = etl_walk_event_sized(&d->walk, ev->info, etl_decode_cache_plan(d->cache, ev->info), rec->user_data,
                                       rec->user_data ? rec->user_data_length : 0, &ctx);

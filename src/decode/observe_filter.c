@@ -9,7 +9,8 @@
  *    memory, every following record retries: the decoder then says it needs every record,
  *    etl_decoder_needs_every_record.) A decoder that owns a later record observes it first (etl_decode_begin), so
  *    nothing it decodes can come before a flush the list puts where one thread has it.
- *  - etl_decoder_learn: process and thread events (etl_process_table_learns_from) are listed. Any other record
+ *  - etl_decoder_learn: nothing with ETL_DECODER_NO_PROCESSES (then nothing below is listed); else process and
+ *    thread events (etl_process_table_learns_from) are listed. Any other record
  *    amounts to etl_process_table_observe_header, which does nothing unless etl_process_table_header_thread(r),
  *    and then learn_thread(TID, PID), which returns at once when the table maps TID to PID already.
  * The cache below holds, per slot (TID hash), the last (TID, PID) a listed header gave in trace order. Claim: while
@@ -84,6 +85,7 @@ int etl_observe_filter_wants(etl_observe_filter *f, const etl_event_record *reco
         }
         if (etl_eventsource_takes(record)) wanted = 1;
     }
+    if (f->flags & ETL_DECODER_NO_PROCESSES) return wanted;  /* etl_decoder_learn learns nothing then */
     if (etl_process_table_wants(record) && etl_process_table_learns_from(record)) {  /* the first: inline */
         clear_cache(f);
         return 1;
