@@ -4,18 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/two_way.h"
 #include "schema/sources.h"
 
 #define LOOKUP_SLOTS 512u
 #define NAMES_SLOTS 512u
 #define PLAN_SLOTS 512u
 #define NAME_MAX_CACHED 120u
-/* Names and plans are keyed by description address, so which descriptions collide depends on where the heap
- * put them: in direct-mapped tables two busy event types that met in one slot evicted each other on every
- * event (a plan costs ~18,000 instructions to build; seen under valgrind on net.4.5.x86 at -j 2, 1.43x the
- * work of -j 1). Two ways per set, the one filled first replaced (no write on a hit), make that pattern impossible. */
-#define WAYS 2u
-_Static_assert(WAYS == 2, "the lookups below test two ways and flip the replacement bit");
+#define WAYS ETL_TWO_WAYS  /* names and plans: keyed by description address (two_way.h) */
+_Static_assert(WAYS == 2, "the lookups below test two ways");
 
 typedef struct lookup_slot {
     etl_guid guid;
@@ -99,8 +96,7 @@ const etl_event_info *etl_decode_cache_find(etl_decode_cache *c, const etl_schem
 
 static size_t names_set_of(const etl_names_key *key)
 {
-    uintptr_t a = (uintptr_t)key->info;
-    uint32_t h = (uint32_t)(a >> 4 ^ a >> 13) ^ (uint32_t)key->opcode * 31u ^ (uint32_t)key->level * 977u ^
+    uint32_t h = etl_address_bits(key->info) ^ (uint32_t)key->opcode * 31u ^ (uint32_t)key->level * 977u ^
                  (uint32_t)key->channel * 7919u ^ (uint32_t)key->keyword_bits * 104729u ^ (uint32_t)key->id * 65599u ^ key->classic;
     return (h ^ h >> 11) & (NAMES_SLOTS / WAYS - 1);
 }
@@ -145,8 +141,7 @@ const etl_event_names *etl_decode_cache_keep_names(etl_decode_cache *c, const et
 
 static size_t plan_set_of(const etl_event_info *info)
 {
-    uintptr_t a = (uintptr_t)info;
-    return (a >> 4 ^ a >> 13) & (PLAN_SLOTS / WAYS - 1);
+    return etl_address_bits(info) & (PLAN_SLOTS / WAYS - 1);
 }
 
 /* info's slot, or NULL */
@@ -163,8 +158,7 @@ const etl_walk_plan *etl_decode_cache_plan(etl_decode_cache *c, const etl_event_
     plan_slot *s = plan_slot_of(c, info);
     if (s) return &s->plan;
     size_t set = plan_set_of(info);
-    s = &c->plans[set * WAYS + c->plans_older[set]];
-    c->plans_older[set] ^= 1;
+    s = &c->plans[set * WAYS + etl_two_way_fill(&c->plans_older[set])];
     etl_walk_plan_free(&s->plan);
     etl_message_plan_free(&s->message);
     s->message_state = 0;

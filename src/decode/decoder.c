@@ -600,11 +600,9 @@ int etl_decode_complete(etl_decoder *d, const etl_decoded_event **out)
     }
     d->pending = PENDING_NONE;
 
-    if (d->flags & ETL_DECODER_NO_PROCESSES) {
-        ev->process_id = UINT32_MAX;
-        ev->process_name = NULL;
-    } else {
-        if (observe_processes(d, ev) != ETL_OK) return ETL_ERR_NOMEM;
+    if (observe_processes(d, ev) != ETL_OK) return ETL_ERR_NOMEM;
+    ev->process_id = UINT32_MAX;  /* process_name stays NULL (etl_decode_begin) without a table */
+    if (!(d->flags & ETL_DECODER_NO_PROCESSES)) {
         ev->process_id = etl_process_table_event_pid(d->processes, ev);
         ev->process_name = etl_process_table_name(d->processes, ev->process_id, rec->header.timestamp);
     }

@@ -22,6 +22,7 @@
 #include <strings.h>
 
 #include "decode/render_int.h"
+#include "decode/two_way.h"
 #include "util/le.h"
 #include "util/textbuf.h"
 
@@ -64,12 +65,11 @@ typedef struct id_properties {
     uint8_t pid_style[9], tid_style[9];  /* etl_int_style of the property's value by byte size; 0xFF: not asked yet */
 } id_properties;
 
-#define ID_CACHE_SIZE 256u  /* two ways per set: keyed by address, a direct-mapped table lets the heap's layout
-                               * make two busy event types evict each other (decode_cache.c) */
+#define ID_CACHE_SIZE 256u  /* two ways per set: keyed by description address (decode/two_way.h) */
 
 struct etl_process_table {
     id_properties id_cache[ID_CACHE_SIZE];
-    uint8_t id_cache_older[ID_CACHE_SIZE / 2];  /* per set: the way filled first, replaced next */
+    uint8_t id_cache_older[ID_CACHE_SIZE / ETL_TWO_WAYS];  /* per set: the way filled first, replaced next */
     process_slot *processes;
     size_t process_capacity, process_count;
     lifetime *lifetimes;
@@ -416,13 +416,11 @@ static id_properties *id_properties_of(etl_process_table *t, const etl_event_inf
 {
     static const char *const pid_names[] = {"ProcessId", "PID", "StackProcess", NULL};
     static const char *const tid_names[] = {"ThreadId", "TThreadId", "IssuingThreadId", NULL};
-    uintptr_t a = (uintptr_t)info;
-    size_t set = (a >> 4 ^ a >> 13) % (ID_CACHE_SIZE / 2);
-    id_properties *c = &t->id_cache[set * 2];
+    size_t set = etl_address_bits(info) % (ID_CACHE_SIZE / ETL_TWO_WAYS);
+    id_properties *c = &t->id_cache[set * ETL_TWO_WAYS];
     if (c[0].info == info) return &c[0];
     if (c[1].info == info) return &c[1];
-    c += t->id_cache_older[set];
-    t->id_cache_older[set] ^= 1;
+    c += etl_two_way_fill(&t->id_cache_older[set]);
     c->info = info;
     c->pid_property = find_property(info, pid_names);
     c->tid_property = find_property(info, tid_names);
