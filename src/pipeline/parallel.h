@@ -20,7 +20,7 @@
  * ops' `diagnostic` on the calling thread in the order one thread would print them; those raised while a
  * worker only observes are dropped (the owner of the record raises them).
  *
- * Memory: `window` batches (default 2 x threads + 2); a batch holds at most `batch_records` records (default
+ * Memory: `window` batches (default 3 x threads + 2); a batch holds at most `batch_records` records (default
  * 1024) and at most `batch_bytes` of record bytes (default 1 MiB, plus one record of at most 64 KiB), plus the
  * text its owner rendered (the CLI's workers render a batch into their writer's buffer and exchange it with the
  * batch's at the end: batch_end). Bound: window x (batch bytes + record headers and list + batch text) + N x (one
@@ -68,7 +68,7 @@ typedef struct etl_parallel_config {
     unsigned threads;        /* workers, >= 1: the calling thread and threads - 1 others */
     size_t batch_records;    /* 0: 1024 */
     size_t batch_bytes;      /* 0: 1 MiB */
-    size_t window;           /* batches in flight; 0: 2 x threads + 2 */
+    size_t window;           /* batches in flight; 0: 3 x threads + 2 */
     struct etl_worker_pool *pool; /* threads kept across runs (pipeline/workers.h) when it has `threads` - 1;
                                    * NULL: the run starts and joins its own */
 } etl_parallel_config;
