@@ -19,6 +19,7 @@
 #include "pipeline/parallel.h"
 #include "pipeline/workers.h"
 #include "threads.h"
+#include "util/cache_line.h"
 
 /* Writers whose text for an event depends on that event alone (and on begin/end). The others (summary,
  * EVTX, pcapng, tracefmt, ...) keep one thread. */
@@ -49,7 +50,8 @@ void etlconv_add_decode_stats(etl_decode_stats *sum, const etl_decode_stats *add
 }
 
 typedef struct worker {
-    run own;                        /* this worker's run; own.decoder is the primary's for worker 0 */
+    /* its own cache lines: a worker writes its struct per event (keep_text, counts), its neighbour reads its own */
+    ETL_CACHE_LINE_ALIGNED run own; /* this worker's run; own.decoder is the primary's for worker 0 */
     etl_schema_registry *registry;  /* workers 1..N-1 */
     etl_writer *batch_writer;       /* renders into its own buffer, which goes to the batch at its end */
     etl_textbuf *batch;
@@ -214,7 +216,7 @@ int etlconv_process_parallel(run *r, etl_schema_registry *registry, const etlcon
     sh.quiet = *r->opt;
     sh.quiet.quiet = 1;
     sh.threads = etlconv_threads(r->opt);
-    sh.workers = calloc(sh.threads, sizeof *sh.workers);
+    sh.workers = etl_calloc_lines(sh.threads, sizeof *sh.workers);
     int rc = ETL_ERR_NOMEM;
     if (!sh.workers) {
         fprintf(stderr, "etlconv: out of memory\n");

@@ -9,12 +9,14 @@
 #include <stdint.h>
 
 #include "etl/etl.h"
+#include "util/cache_line.h"
 #include "util/textbuf.h"
 
 typedef struct etl_batch_place etl_batch_place;
 
 typedef struct etl_batch {
-    uint64_t seq;
+    /* its own cache lines: the reader fills one batch while a worker reads its neighbour's records and count */
+    ETL_CACHE_LINE_ALIGNED uint64_t seq;
     size_t count, max_records, max_bytes;
     etl_event_record *records;   /* max_records; pointers valid after etl_batch_seal */
     uint32_t *listed;            /* max_records: positions of the records non-owners observe (etl_batch_list) */

@@ -295,7 +295,7 @@ etl_parallel *etl_parallel_start(const etl_parallel_config *config, const etl_pa
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->work_cv, NULL);
     pthread_cond_init(&p->done_cv, NULL);
-    p->slots = calloc(p->window, sizeof *p->slots);
+    p->slots = etl_calloc_lines(p->window, sizeof *p->slots);
     p->workers = calloc(p->threads, sizeof *p->workers);
     int rc = p->slots && p->workers ? 0 : ETL_ERR_NOMEM;
     for (size_t i = 0; i < p->window && rc == 0; i++) rc = etl_batch_init(&p->slots[i], records, bytes);
