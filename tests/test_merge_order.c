@@ -4,7 +4,7 @@
  * processor, position in the stream). Each stream's records are taken from the reader's own output in delivery
  * order (a stream's records always come out in stream order), so the check is on how the streams interleave.
  * Every single-file corpus trace, and net.4.5.2.x86 (compressed) again under a 192 KiB memory budget, which
- * evicts and reloads stream payloads mid-merge. */
+ * evicts and reloads stream payloads mid-merge. And the same records when etl_process pauses and goes on. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -155,11 +155,83 @@ static void test_small_memory_budget(void **state)
     assert_true(merge_and_check("perfview/net.4.5.2.x86.etl.gz", 192 << 10) >= 4);
 }
 
+/* etl_process_pause (the -j workers read a trace in turns, one batch each): pausing after every `every`-th
+ * record and calling etl_process again delivers the records of one uninterrupted call, in the same order. */
+typedef struct pausing {
+    seen_list list;
+    etl_trace *trace;
+    size_t every;
+} pausing;
+
+static int collect_and_pause(const etl_event_record *r, void *ctx)
+{
+    pausing *p = ctx;
+    collect(r, &p->list);
+    if (p->list.count % p->every == 0) etl_process_pause(p->trace);
+    return 0;
+}
+
+static void check_paused(const char *rel, size_t budget, size_t every)
+{
+    char path[512];
+    snprintf(path, sizeof path, "testdata/%s", rel);
+    const char *paths[] = {path};
+    etl_open_options opt = {0, NULL, NULL};
+    etl_error err;
+    etl_trace *whole, *paused;
+    assert_int_equal(etl_open(&whole, paths, 1, &opt, &err), ETL_OK);
+    assert_int_equal(etl_open(&paused, paths, 1, &opt, &err), ETL_OK);
+    if (budget) etl_trace_set_memory_budget(whole, budget), etl_trace_set_memory_budget(paused, budget);
+    seen_list once = {0};
+    assert_int_equal(etl_process(whole, collect, &once), ETL_OK);
+    pausing p = {{0}, paused, every};
+    size_t pauses = 0;
+    int rc;
+    while ((rc = etl_process(paused, collect_and_pause, &p)) == ETL_PAUSED) {
+        pauses++;
+        assert_true(pauses <= once.count);  /* each pause follows a record */
+    }
+    assert_int_equal(rc, ETL_OK);
+    assert_int_equal(etl_process(paused, collect_and_pause, &p), ETL_ERR_ARG);  /* read to its end: done */
+    if (p.list.count != once.count)
+        fail_msg("%s, pause every %zu: %zu records, %zu in one call", rel, every, p.list.count, once.count);
+    /* a pause asked at the last record has nothing to go on with: etl_process returns ETL_OK then */
+    assert_int_equal(pauses, once.count / every - (once.count && once.count % every == 0));
+    for (size_t i = 0; i < once.count; i++) {
+        const seen *a = &once.items[i], *b = &p.list.items[i];
+        if (a->filetime != b->filetime || a->raw != b->raw || a->file_offset != b->file_offset ||
+            a->record_offset != b->record_offset || a->file_index != b->file_index || a->processor != b->processor ||
+            a->header != b->header)
+            fail_msg("%s, pause every %zu: record %zu differs", rel, every, i);
+    }
+    free(once.items);
+    free(p.list.items);
+    etl_close(whole);
+    etl_close(paused);
+}
+
+static void test_pause_and_go_on(void **state)
+{
+    (void)state;
+    corpus_trace traces[64];
+    size_t n = corpus_traces(traces, 64), checked = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strstr(traces[i].census, "0 bytes")) continue; /* empty.etl */
+        check_paused(traces[i].file, 0, 256);
+        check_paused(traces[i].file, 0, 7);
+        checked++;
+    }
+    assert_true(checked >= 30);
+    check_paused("perfview/net.4.5.2.x86.etl.gz", 0, 1);
+    check_paused("perfview/net.4.5.2.x86.etl.gz", 192 << 10, 5);  /* payloads evicted and reloaded meanwhile */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_corpus_trace),
         cmocka_unit_test(test_small_memory_budget),
+        cmocka_unit_test(test_pause_and_go_on),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

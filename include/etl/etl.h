@@ -30,7 +30,8 @@ typedef enum etl_status {
     ETL_ERR_TRUNCATED = -6,  /* data ends inside a structure */
     ETL_ERR_DECOMPRESS = -7, /* a compressed buffer did not decode to its stated length */
     ETL_ERR_SCHEMA = -8,     /* schema source could not be read */
-    ETL_STOPPED = 1          /* the callback asked to stop; not an error */
+    ETL_STOPPED = 1,         /* the callback asked to stop; not an error */
+    ETL_PAUSED = 2           /* the callback called etl_process_pause: etl_process goes on from the next record */
 } etl_status;
 
 /* A one-line, human-readable error naming the file and byte offset where it applies. */
@@ -276,6 +277,9 @@ int etl_open(etl_trace **out, const char *const *paths, size_t path_count, const
  * callback. Problems inside the files are reported through on_diagnostic and counted; the rest of the
  * trace is still delivered. */
 int etl_process(etl_trace *trace, etl_event_fn callback, void *ctx);
+/* Called in the callback: etl_process returns ETL_PAUSED after this record, and the next etl_process on the
+ * trace (with any callback, on any thread, one call at a time) goes on from the record after it. */
+void etl_process_pause(etl_trace *trace);
 
 void etl_close(etl_trace *trace);
 

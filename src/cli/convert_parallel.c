@@ -1,8 +1,8 @@
 /* -j N on one trace (issue 14): the first pass (process names) ran once, as with -j 1, into the run's
- * decoder. Then the calling thread reads the trace once into the batches of the parallel pipeline
- * (src/pipeline/parallel.h); N workers (the calling thread, which also reads, and N - 1 threads), each with
- * its own run (decoder, filters, writer), observe every record and decode, filter and render the batches
- * they get, with a writer of the run's format whose
+ * decoder. Then N workers (the calling thread and N - 1 threads), each with its own run (decoder, filters,
+ * writer), take turns reading the trace into the batches of the parallel pipeline (src/pipeline/parallel.h),
+ * observe every record and decode, filter and render the batches they read, with a writer of the run's format
+ * whose
  * buffer collects a batch's text and is exchanged with the batch's at its end (no copy). Worker 0 uses the run's decoder (its counts and the end-of-trace
  * report are the run's); the others have their own decoder and an overlay over the run's base registry
  * (schemas parsed once, shared read-only), and start with a copy of what the first pass learnt. The run's own writer writes only the beginning and the end of the output. */

@@ -1,7 +1,9 @@
-/* One reader, N workers over its batches, batches written in order (see parallel.h). */
+/* N workers that take turns reading a trace in batches, each renders what it read, written in order (see
+ * parallel.h). */
 #include "pipeline/parallel.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,19 +11,29 @@
 #include "pipeline/batch.h"
 #include "pipeline/workers.h"
 
-#define DEFAULT_BATCH_RECORDS 1024
+/* 256 records: a batch's records, payloads and text (about 0.4 MB on net.4.5.x86) stay in the renderer's L2
+ * cache between reading and rendering; 1024 took 12-13 % more CPU at -j 2 (perf, 8 alternating runs on the
+ * 1 GB net.4.5.x86 and 5 on the 256 MB net.4.5.2.x86 copy), 512 3 % more, 128 6 % more (wake-ups). */
+#define DEFAULT_BATCH_RECORDS 256
 #define DEFAULT_BATCH_BYTES ((size_t)1 << 20)
 #define PROGRESS_EVERY 4096
-/* The calling thread renders the batch it just read itself when the pool's threads have this many read and not
- * rendered yet per thread: it reads and renders, they render, and no thread waits for a core (one thread more
- * than the cores, a reader of its own, had them take turns: context switches, preemption of a batch's owner).
- * Two was too few: while the calling thread rendered a batch of its own, a pool thread ran out of batches about
- * once in five (0.10-0.19 s idle in a 1.6 s -j 2 run); with three it waits a few times a run. */
-#define QUEUED_PER_THREAD 3
+/* A worker whose next step is the reader's turn, taken, polls for it this many times (tens of microseconds, a
+ * batch's reading) before it sleeps: with 256-record batches the turn is often taken for a moment, and a sleep
+ * and a wake-up per batch cost more than the wait (8,600 context switches in a -j 2 run of the 256 MB
+ * compressed net.4.5.2.x86 copy). */
+#define SPIN_FOR_TURN 2000
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
 
 typedef struct worker {
     etl_parallel *p;
     void *state;
+    uint64_t passed;  /* batches 0..passed-1 rendered or observed by this worker */
 } worker;
 
 struct etl_parallel {
@@ -36,18 +48,20 @@ struct etl_parallel {
     etl_worker_pool *own_pool;
     int running;              /* the pool runs this pipeline's workers */
     pthread_mutex_t mu;
-    pthread_cond_t work_cv;   /* a batch was published, or the run closed or stopped */
-    pthread_cond_t done_cv;   /* a worker finished a batch, or the run stopped */
+    pthread_cond_t cv;        /* the reader's turn came free, a batch was published, rendered or written, a slot
+                               * came free, the pass began or ended, or the run stopped */
+    etl_trace *trace;         /* being read; NULL until etl_parallel_pass */
     uint64_t published;       /* batches 0..published-1 are readable by the workers */
-    unsigned queued;          /* published batches left to the pool's threads, not rendered yet */
-    unsigned ready;           /* workers that ran worker_start */
-    int closed, stop;
-    /* the calling thread's own (no lock needed) */
     uint64_t next_write;
+    unsigned ready;           /* workers that ran worker_start */
+    _Atomic int reading;      /* a worker has the reader's turn (written under `mu`; read without it to spin) */
+    int writing;              /* a worker has the writer's turn */
+    int finished;             /* the trace was read to its end (or reading failed) */
+    int process_status;       /* what the last etl_process returned */
+    int closed, stop;
+    /* the reading worker's (its turn under `mu` passes them on) */
     etl_batch *filling;
     uint64_t read_records;
-    const etl_trace *trace;   /* being read (etl_parallel_pass): tells which records are read in place */
-    etl_textbuf pending_notes; /* reader diagnostics raised between two batches: they go to the next one */
 };
 
 /* What a diagnostic raised on this thread belongs to (etl_parallel_defer_diagnostic). */
@@ -66,7 +80,7 @@ int etl_parallel_defer_diagnostic(const etl_diagnostic *d)
     case ON_OWNER: return etl_batch_note(&here.batch->owner_notes, here.position, d) == 0;
     case ON_READER: {
         etl_batch *b = here.p->filling;
-        return etl_batch_note(b ? &b->reader_notes : &here.p->pending_notes, b ? b->count : 0, d) == 0;
+        return etl_batch_note(&b->reader_notes, b->count, d) == 0;
     }
     default: return 0;
     }
@@ -76,12 +90,11 @@ static void stop_run(etl_parallel *p)
 {
     pthread_mutex_lock(&p->mu);
     p->stop = 1;
-    pthread_cond_broadcast(&p->work_cv);
-    pthread_cond_broadcast(&p->done_cv);
+    pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
 }
 
-/* ---- workers ------------------------------------------------------------------------------------------- */
+/* ---- a batch in one worker --------------------------------------------------------------------------- */
 
 /* A batch the worker does not own: the records the reader listed, or every record while the worker says it
  * needs them all (asked before the batch and after each record). */
@@ -118,50 +131,44 @@ static int run_batch(worker *w, etl_batch *b, int own)
     return rc;
 }
 
-static void worker_main(void *arg, unsigned index)
+/* ---- reading: one worker at a time ---------------------------------------------------------------------- */
+
+static int on_read(const etl_event_record *record, void *arg)
 {
     etl_parallel *p = arg;
-    worker *w = &p->workers[index + 1];  /* [0] is the calling thread's */
-    w->state = p->ops->worker_start(p->ctx, index + 1);
-    if (!w->state) stop_run(p);
-    pthread_mutex_lock(&p->mu);
-    p->ready++;
-    pthread_cond_broadcast(&p->done_cv);
-    pthread_mutex_unlock(&p->mu);
-    for (uint64_t seq = 0; w->state; seq++) {
-        pthread_mutex_lock(&p->mu);
-        while (!p->stop && !p->closed && p->published <= seq) pthread_cond_wait(&p->work_cv, &p->mu);
-        if (p->stop || p->published <= seq) {
-            pthread_mutex_unlock(&p->mu);
-            break;
-        }
-        etl_batch *b = &p->slots[seq % p->window];
-        int own = !b->claimed;  /* the first worker to reach a batch renders it */
-        if (own) b->claimed = 1;
-        pthread_mutex_unlock(&p->mu);
-        if (run_batch(w, b, own) != 0) {
-            stop_run(p);
-            break;
-        }
-        pthread_mutex_lock(&p->mu);
-        if (own) b->rendered = 1, p->queued--;
-        /* the calling thread waits for a rendered batch to write or a free slot to fill: only those wake it
-         * (a worker passing a batch another renders would wake it for nothing, twice a batch at -j 2) */
-        int wake = --b->pending == 0 || own;
-        pthread_mutex_unlock(&p->mu);
-        if (wake) pthread_cond_broadcast(&p->done_cv);  /* after unlocking: woken, it need not wait for the lock */
+    etl_batch *b = p->filling;
+    if (etl_batch_add(b, record, etl_trace_record_in_place(p->trace, record)) != 0) {
+        fprintf(stderr, "etlconv: out of memory\n");
+        stop_run(p);
+        return 1;
     }
+    if (p->ops->listed && p->ops->listed(p->ctx, record)) etl_batch_list_last(b);
+    if (++p->read_records % PROGRESS_EVERY == 0 && p->ops->progress) p->ops->progress(p->ctx, p->read_records);
+    if (etl_batch_full(b)) etl_process_pause(p->trace);
+    return 0;
 }
 
-/* ---- the calling thread: reading and writing --------------------------------------------------------- */
+/* Reads the next batch into slot `seq` (the caller has the reader's turn); 1 when it holds records or notes. */
+static int read_batch(etl_parallel *p, uint64_t seq, int *status)
+{
+    etl_batch *b = &p->slots[seq % p->window];
+    etl_batch_reset(b, seq);
+    p->filling = b;
+    here.mode = ON_READER;
+    here.p = p;
+    *status = etl_process(p->trace, on_read, p);
+    here.mode = ON_NONE;
+    p->filling = NULL;
+    etl_batch_seal(b);
+    return b->count > 0 || b->reader_notes.length > 0;
+}
+
+/* ---- writing: one worker at a time, in batch order -------------------------------------------------------- */
 
 static void emit_diagnostic(void *ctx, const etl_diagnostic *d)
 {
     etl_parallel *p = ctx;
-    int mode = here.mode;
-    here.mode = ON_NONE;  /* printing, not raising */
     p->ops->diagnostic(p->ctx, d);
-    here.mode = mode;
 }
 
 static int write_batch(etl_parallel *p, etl_batch *b)
@@ -174,104 +181,124 @@ static int write_batch(etl_parallel *p, etl_batch *b)
     return b->text.length && p->sink->write(p->sink->ctx, b->text.data, b->text.length) != 0 ? -1 : 0;
 }
 
-/* Writes every batch that is ready, in order; then, when `want` is given, waits (writing what becomes ready)
- * until it holds. 0, or -1 when the run stopped. */
-static int pump(etl_parallel *p, int (*want)(etl_parallel *p, uint64_t arg), uint64_t arg)
+/* With `mu` held: writes every rendered batch that is next in order, unless another worker is writing (it
+ * writes them then: it looks again before it gives the turn up). */
+static void write_ready(etl_parallel *p)
+{
+    if (p->writing) return;
+    p->writing = 1;
+    for (;;) {
+        etl_batch *b = &p->slots[p->next_write % p->window];
+        if (p->stop || p->next_write >= p->published || !b->rendered) break;
+        pthread_mutex_unlock(&p->mu);
+        int rc = write_batch(p, b);
+        pthread_mutex_lock(&p->mu);
+        if (rc != 0) p->stop = 1;
+        b->pending--;
+        p->next_write++;
+    }
+    p->writing = 0;
+    pthread_cond_broadcast(&p->cv);
+}
+
+/* ---- every worker's loop --------------------------------------------------------------------------------- */
+
+/* A worker takes whatever comes first: the batches others read, which it observes in order (only their listed
+ * records); else the reader's turn, when free and the next batch's slot is free: it reads that batch and
+ * renders it itself, so that the records and the payloads a batch's renderer reads are those its own core
+ * just read and wrote (a reader of its own handing every batch to other cores made their records cross
+ * between cores twice: written there, read here, and each slot's lines taken back when reused). Returns when
+ * the trace is read and the worker passed every batch, or the run stopped. */
+static void take_part(etl_parallel *p, worker *w)
 {
     pthread_mutex_lock(&p->mu);
-    for (;;) {
-        if (p->stop) break;
-        etl_batch *b = &p->slots[p->next_write % p->window];
-        if (p->next_write < p->published && b->rendered) {
+    while (!p->stop) {
+        if (w->passed < p->published) {  /* a batch another worker read: observe it before anything later */
+            etl_batch *b = &p->slots[w->passed % p->window];
             pthread_mutex_unlock(&p->mu);
-            int rc = write_batch(p, b);
-            if (rc != 0) stop_run(p);
+            int rc = run_batch(w, b, 0);
             pthread_mutex_lock(&p->mu);
-            b->pending--;
-            p->next_write++;
+            if (rc != 0) p->stop = 1;
+            w->passed++;
+            if (--b->pending == 0) pthread_cond_broadcast(&p->cv);
             continue;
         }
-        if (!want || want(p, arg)) break;
-        pthread_cond_wait(&p->done_cv, &p->mu);
+        uint64_t seq = p->published;
+        if (!p->reading && !p->finished && p->slots[seq % p->window].pending == 0) {
+            p->reading = 1;
+            pthread_mutex_unlock(&p->mu);
+            int status;
+            int any = read_batch(p, seq, &status);
+            etl_batch *b = &p->slots[seq % p->window];
+            pthread_mutex_lock(&p->mu);
+            p->reading = 0;
+            if (status != ETL_PAUSED) {
+                p->finished = 1;
+                p->process_status = status;
+            }
+            if (any) {
+                b->pending = p->threads + 1;  /* every worker, then the writer */
+                b->rendered = 0;
+                p->published++;
+                w->passed = p->published;  /* it renders the batch: it has passed it */
+            }
+            pthread_cond_broadcast(&p->cv);
+            if (!any) continue;
+            pthread_mutex_unlock(&p->mu);
+            int rc = run_batch(w, b, 1);
+            pthread_mutex_lock(&p->mu);
+            if (rc != 0) p->stop = 1;
+            b->rendered = 1;
+            b->pending--;
+            write_ready(p);
+            continue;
+        }
+        if (p->finished && !p->reading) break;  /* and every published batch passed (above) */
+        if (p->reading && !p->finished) {  /* the turn comes free within one batch's reading: wait awake */
+            pthread_mutex_unlock(&p->mu);
+            for (int spin = 0; spin < SPIN_FOR_TURN && atomic_load_explicit(&p->reading, memory_order_relaxed); spin++)
+                cpu_relax();
+            pthread_mutex_lock(&p->mu);
+            if (!p->reading) continue;
+        }
+        pthread_cond_wait(&p->cv, &p->mu);
     }
-    int stopped = p->stop;
+    pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
-    return stopped ? -1 : 0;
 }
 
-static int slot_free(etl_parallel *p, uint64_t seq) { return p->slots[seq % p->window].pending == 0; }
-static int all_written(etl_parallel *p, uint64_t unused) { (void)unused; return p->next_write == p->published; }
-
-/* The batch the reader fills next (waiting for its slot), or NULL when the run stopped. */
-static etl_batch *open_batch(etl_parallel *p)
-{
-    uint64_t seq = p->published;
-    if (pump(p, slot_free, seq) != 0) return NULL;
-    etl_batch *b = &p->slots[seq % p->window];
-    etl_batch_reset(b, seq);
-    if (p->pending_notes.length) {  /* reader diagnostics raised before this batch's first record */
-        etl_textbuf_append(&b->reader_notes, p->pending_notes.data, p->pending_notes.length);
-        etl_textbuf_reset(&p->pending_notes);
-    }
-    p->filling = b;
-    return b;
-}
-
-/* The batch goes to the workers; the calling thread's own state passes it at once, in order: it renders it
- * (when the pool's threads have enough queued) or observes it. */
-static int publish(etl_parallel *p)
-{
-    etl_batch *b = p->filling;
-    p->filling = NULL;
-    etl_batch_seal(b);
-    pthread_mutex_lock(&p->mu);
-    int self = p->queued >= QUEUED_PER_THREAD * (p->threads - 1);
-    b->pending = p->threads + 1;  /* every worker, then the writer */
-    b->claimed = self;
-    b->rendered = 0;
-    p->queued += !self;
-    p->published++;
-    pthread_mutex_unlock(&p->mu);
-    pthread_cond_broadcast(&p->work_cv);
-    int rc = run_batch(&p->workers[0], b, self);
-    here.mode = ON_READER;
-    pthread_mutex_lock(&p->mu);
-    if (self) b->rendered = 1;
-    b->pending--;
-    pthread_mutex_unlock(&p->mu);
-    if (rc != 0) {
-        stop_run(p);
-        return -1;
-    }
-    return pump(p, NULL, 0);
-}
-
-static int on_read(const etl_event_record *record, void *arg)
+static void worker_main(void *arg, unsigned index)
 {
     etl_parallel *p = arg;
-    if (!p->filling && !open_batch(p)) return 1;
-    if (etl_batch_add(p->filling, record, etl_trace_record_in_place(p->trace, record)) != 0) {
-        fprintf(stderr, "etlconv: out of memory\n");
-        stop_run(p);
-        return 1;
-    }
-    if (p->ops->listed && p->ops->listed(p->ctx, record)) etl_batch_list_last(p->filling);
-    if (++p->read_records % PROGRESS_EVERY == 0 && p->ops->progress)
-        p->ops->progress(p->ctx, p->read_records);
-    return etl_batch_full(p->filling) && publish(p) != 0;
+    worker *w = &p->workers[index + 1];  /* [0] is the calling thread's */
+    w->state = p->ops->worker_start(p->ctx, index + 1);
+    if (!w->state) stop_run(p);
+    pthread_mutex_lock(&p->mu);
+    p->ready++;
+    pthread_cond_broadcast(&p->cv);
+    while (!p->stop && !p->closed && !p->trace) pthread_cond_wait(&p->cv, &p->mu);
+    int take = w->state && p->trace && !p->stop;
+    pthread_mutex_unlock(&p->mu);
+    if (take) take_part(p, w);
 }
 
 int etl_parallel_pass(etl_parallel *p, etl_trace *trace, int *process_status)
 {
-    here.mode = ON_READER;
-    here.p = p;
+    pthread_mutex_lock(&p->mu);
     p->trace = trace;
-    *process_status = etl_process(trace, on_read, p);
-    /* the last batch, or one without records for diagnostics raised after the last record */
-    if (!p->filling && p->pending_notes.length && !open_batch(p)) *process_status = ETL_STOPPED;
-    if (p->filling && publish(p) != 0) *process_status = ETL_STOPPED;
-    here.mode = ON_NONE;
-    return pump(p, NULL, 0);
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    take_part(p, &p->workers[0]);
+    /* the others may still render and write the last batches */
+    pthread_mutex_lock(&p->mu);
+    while (!p->stop && (p->writing || p->next_write < p->published)) {
+        write_ready(p);
+        if (!p->stop && (p->writing || p->next_write < p->published)) pthread_cond_wait(&p->cv, &p->mu);
+    }
+    int stopped = p->stop;
+    *process_status = p->finished ? p->process_status : ETL_STOPPED;
+    pthread_mutex_unlock(&p->mu);
+    return stopped ? -1 : 0;
 }
 
 /* ---- start and end ------------------------------------------------------------------------------------- */
@@ -288,13 +315,13 @@ etl_parallel *etl_parallel_start(const etl_parallel_config *config, const etl_pa
     p->ctx = ctx;
     p->sink = sink;
     p->threads = config->threads ? config->threads : 1;
-    /* the queued batches, one being rendered by each thread, one being filled, one written out of order */
-    p->window = config->window ? config->window : QUEUED_PER_THREAD * (size_t)p->threads + 2;
+    /* one being read, one being rendered by each worker, and room for those waiting to be written in order
+     * while a worker whose core the host took away holds one up */
+    p->window = config->window ? config->window : 4 * (size_t)p->threads + 2;
     size_t records = config->batch_records ? config->batch_records : DEFAULT_BATCH_RECORDS;
     size_t bytes = config->batch_bytes ? config->batch_bytes : DEFAULT_BATCH_BYTES;
     pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->work_cv, NULL);
-    pthread_cond_init(&p->done_cv, NULL);
+    pthread_cond_init(&p->cv, NULL);
     p->slots = etl_calloc_lines(p->window, sizeof *p->slots);
     p->workers = calloc(p->threads, sizeof *p->workers);
     int rc = p->slots && p->workers ? 0 : ETL_ERR_NOMEM;
@@ -318,7 +345,7 @@ etl_parallel *etl_parallel_start(const etl_parallel_config *config, const etl_pa
     if (!(p->workers[0].state = ops->worker_start(ctx, 0))) stop_run(p);
     pthread_mutex_lock(&p->mu);
     p->ready++;
-    while (p->ready < p->threads) pthread_cond_wait(&p->done_cv, &p->mu);
+    while (p->ready < p->threads) pthread_cond_wait(&p->cv, &p->mu);
     pthread_mutex_unlock(&p->mu);
     if (!p->workers[0].state) {
         etl_parallel_free(p);
@@ -329,14 +356,13 @@ etl_parallel *etl_parallel_start(const etl_parallel_config *config, const etl_pa
 
 int etl_parallel_finish(etl_parallel *p)
 {
-    int rc = pump(p, all_written, 0);
     pthread_mutex_lock(&p->mu);
-    p->closed = 1;
-    pthread_cond_broadcast(&p->work_cv);
+    p->closed = 1;  /* for workers still waiting for a pass that did not come */
+    pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
     if (p->running) etl_worker_pool_wait(p->pool);  /* the threads stay for the pool's next run */
     p->running = 0;
-    return rc != 0 || p->stop ? -1 : 0;
+    return p->stop ? -1 : 0;
 }
 
 void *etl_parallel_worker(const etl_parallel *p, unsigned index)
@@ -355,9 +381,7 @@ void etl_parallel_free(etl_parallel *p)
     for (size_t i = 0; p->slots && i < p->window; i++) etl_batch_free(&p->slots[i]);
     free(p->slots);
     free(p->workers);
-    etl_textbuf_free(&p->pending_notes);
-    pthread_cond_destroy(&p->work_cv);
-    pthread_cond_destroy(&p->done_cv);
+    pthread_cond_destroy(&p->cv);
     pthread_mutex_destroy(&p->mu);
     free(p);
 }

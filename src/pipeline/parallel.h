@@ -1,27 +1,27 @@
 /* One trace converted on N threads with the output of one (issue 14).
  *
- * N workers: worker 0 is the calling thread, 1..N-1 are threads. The calling thread also reads the trace,
- * once: it decompresses each buffer once, merges the records in order and copies each record into a batch
- * (a window of batches is shared by all workers): its struct, and its bytes unless it was read in place from
- * the mapped file (etl_trace_record_in_place; then the workers read them there, not a copy written on another
- * core). Every worker goes through every batch in order, so the state later records depend on (process table,
- * EventSource manifests, embedded schemas: whatever the decoder observes) is built in each worker exactly as
- * a single-threaded run builds it. A batch of the decoding pass is rendered by one worker: the calling thread
- * keeps the batch it just read when the other workers have enough read and not rendered yet (it reads and
- * renders, they render: N threads on N cores, none waiting for a core), else the first of the others to reach
- * it claims it. That worker decodes, filters and renders its records into the batch's text; the others only
- * observe them (the ops' `record` with out == NULL), and only those the reader listed while copying them (the
- * ops' `listed`: the records whose observation can change a worker's state), so that they do not touch every
- * record the reader wrote on another core. The calling thread writes the batches' text to the sink in batch
- * order, so the output is byte for byte that of one thread.
+ * N workers: worker 0 is the calling thread, 1..N-1 are threads. They take turns reading the trace (one at a
+ * time, each turn one batch: etl_process paused when the batch is full, etl_process_pause), so the trace is
+ * read once, in order, each buffer decompressed once. The worker that read a batch renders it itself: the
+ * records it copied (their structs, and their bytes unless they were read in place from the mapped file,
+ * etl_trace_record_in_place) and the payloads it just parsed are in its own core's caches. (A reader of its
+ * own handing batches to the others made every record cross between cores: written on one, read on the other,
+ * and each slot's lines taken back when reused; when the host put the two cores far apart, the reader's stores
+ * waited behind those transfers.) Every worker goes through every batch in order, so the state later records
+ * depend on (process table, EventSource manifests, embedded schemas: whatever the decoder observes) is built in
+ * each worker exactly as a single-threaded run builds it: the batches others read, it only observes (the ops'
+ * `record` with out == NULL), and only the records the reader listed while copying them (the ops' `listed`:
+ * those whose observation can change a worker's state), before it reads a later batch. The worker that
+ * finishes a batch writes the batches that are next in order (one writer at a time), so the output is byte
+ * for byte that of one thread.
  *
- * Diagnostics raised while reading (on the calling thread) and while a worker renders its own records
- * (etl_parallel_defer_diagnostic) are kept with the batch at the record they belong to and given to the
- * ops' `diagnostic` on the calling thread in the order one thread would print them; those raised while a
- * worker only observes are dropped (the owner of the record raises them).
+ * Diagnostics raised while reading and while a worker renders its own records (etl_parallel_defer_diagnostic)
+ * are kept with the batch at the record they belong to and given to the ops' `diagnostic` by the writing
+ * worker in the order one thread would print them; those raised while a worker only observes are dropped (the
+ * owner of the record raises them).
  *
- * Memory: `window` batches (default 3 x threads + 2); a batch holds at most `batch_records` records (default
- * 1024) and at most `batch_bytes` of record bytes (default 1 MiB, plus one record of at most 64 KiB), plus the
+ * Memory: `window` batches (default 4 x threads + 2); a batch holds at most `batch_records` records (default
+ * 256) and at most `batch_bytes` of record bytes (default 1 MiB, plus one record of at most 64 KiB), plus the
  * text its owner rendered (the CLI's workers render a batch into their writer's buffer and exchange it with the
  * batch's at the end: batch_end). Bound: window x (batch bytes + record headers and list + batch text) + N x (one
  * batch text being rendered + one decoder +
@@ -48,14 +48,14 @@ typedef struct etl_parallel_ops {
     /* Every record, in order, in every worker. `out` is non-NULL when the record's batch
      * belongs to this worker: decode, filter and render it there. NULL: only observe it. Non-zero stops. */
     int (*record)(void *worker, const etl_event_record *record, etl_textbuf *out);
-    /* Calling thread, in output order: a diagnostic kept by etl_parallel_defer_diagnostic. */
+    /* The writing worker (one at a time), in output order: a diagnostic kept by etl_parallel_defer_diagnostic. */
     void (*diagnostic)(void *ctx, const etl_diagnostic *d);
-    /* Calling thread, every 4096 records read (may be NULL). */
+    /* The reading worker (one at a time), every 4096 records read (may be NULL). */
     void (*progress)(void *ctx, uint64_t records);
     /* In the worker that rendered a batch, after its last record (may be NULL): text the worker kept back
      * goes to `out` now (e.g. by exchanging buffers, see etl_sink_keeper). Non-zero stops. */
     int (*batch_end)(void *worker, etl_textbuf *out);
-    /* Calling thread, every record as it is read, in order (may be NULL: every record is listed): 1 when the
+    /* The reading worker, every record as it is read, in order (may be NULL: every record is listed): 1 when the
      * workers that do not own its batch must observe it (`record` with out == NULL; e.g. etl_observe_filter).
      * They observe only the listed records of the batches they do not own... */
     int (*listed)(void *ctx, const etl_event_record *record);
@@ -66,9 +66,9 @@ typedef struct etl_parallel_ops {
 
 typedef struct etl_parallel_config {
     unsigned threads;        /* workers, >= 1: the calling thread and threads - 1 others */
-    size_t batch_records;    /* 0: 1024 */
+    size_t batch_records;    /* 0: 256 */
     size_t batch_bytes;      /* 0: 1 MiB */
-    size_t window;           /* batches in flight; 0: 3 x threads + 2 */
+    size_t window;           /* batches in flight; 0: 4 x threads + 2 */
     struct etl_worker_pool *pool; /* threads kept across runs (pipeline/workers.h) when it has `threads` - 1;
                                    * NULL: the run starts and joins its own */
 } etl_parallel_config;
@@ -79,11 +79,11 @@ typedef struct etl_parallel etl_parallel;
  * thread could not start. */
 etl_parallel *etl_parallel_start(const etl_parallel_config *config, const etl_parallel_ops *ops, void *ctx,
                                  const etl_sink *sink);
-/* Reads `trace` in the calling thread (etl_process) and feeds its records to the workers, writing finished
- * batches meanwhile. Returns 0 with *process_status = what etl_process returned,
+/* Reads `trace` (etl_process, in turns) and renders and writes it on the workers, the calling thread one of
+ * them; returns when everything is written. 0 with *process_status = what etl_process returned at the end,
  * or -1 when the run stopped (a worker failed, the sink failed, out of memory). */
 int etl_parallel_pass(etl_parallel *p, etl_trace *trace, int *process_status);
-/* Writes what is left, stops and joins the workers. 0, or -1 when the run failed. */
+/* Stops and joins the workers. 0, or -1 when the run failed. */
 int etl_parallel_finish(etl_parallel *p);
 /* A worker's state (after etl_parallel_finish: its thread has ended); NULL when it never started. */
 void *etl_parallel_worker(const etl_parallel *p, unsigned index);

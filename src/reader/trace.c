@@ -268,9 +268,10 @@ static int skip_record(const etl_trace *t, const etl_event_record *rec)
 int etl_process(etl_trace *t, etl_event_fn callback, void *ctx)
 {
     if (!t || !callback || t->is_view) return ETL_ERR_ARG;
-    if (t->processed) return ETL_ERR_ARG; /* like ProcessTrace, a trace is processed once */
+    if (t->processed == 1) return ETL_ERR_ARG; /* like ProcessTrace, a trace is processed once */
+    int resumed = t->processed == 2;
     t->processed = 1;
-    for (size_t i = 0; i < t->stream_count; i++) {
+    for (size_t i = 0; !resumed && i < t->stream_count; i++) {
         etl_stream *s = &t->streams[i];
         int rc = etl_stream_start(t, s);
         if (rc != ETL_OK) return rc;
@@ -281,9 +282,17 @@ int etl_process(etl_trace *t, etl_event_fn callback, void *ctx)
         t->heap[t->heap_count++] = i;
         heap_sift_up(t, t->heap_count - 1);
     }
-    uint32_t last_file = UINT32_MAX;
-    size_t runner_up = 0; /* heap index (1 or 2) of the root's smaller child while known, else 0 */
+    uint32_t last_file = resumed ? t->merge_last_file : UINT32_MAX;
+    /* heap index (1 or 2) of the root's smaller child while known, else 0 */
+    size_t runner_up = resumed ? t->merge_runner_up : 0;
     while (t->heap_count > 0) {
+        if (t->pause_requested) {
+            t->pause_requested = 0;
+            t->processed = 2;
+            t->merge_last_file = last_file;
+            t->merge_runner_up = runner_up;
+            return ETL_PAUSED;
+        }
         size_t at = pick_tie(t, last_file);
         etl_stream *s = &t->streams[t->heap[at]];
         int moved = s->evicted ? etl_stream_make_resident(t, s) : 0; /* payload freed for the memory budget */
@@ -336,7 +345,13 @@ int etl_process(etl_trace *t, etl_event_fn callback, void *ctx)
             }
         }
     }
+    t->pause_requested = 0;  /* asked at the last record: there is nothing to go on with */
     return ETL_OK;
+}
+
+void etl_process_pause(etl_trace *t)
+{
+    if (t) t->pause_requested = 1;
 }
 
 etl_trace *etl_trace_view(const etl_trace *t)

@@ -98,7 +98,10 @@ struct etl_trace {
     uint64_t mapped_read;        /* bytes of mapped buffers read since the last sweep (stream.c) */
     uint64_t mapped_lo, mapped_hi; /* file range of the mapped buffers left since the last sweep (hi 0: none) */
     etl_trace_stats stats;
-    int processed;
+    int processed;               /* 1: etl_process ran (or runs); 2: it paused (etl_process_pause) */
+    int pause_requested;
+    uint32_t merge_last_file;    /* etl_process's merge state kept across a pause */
+    size_t merge_runner_up;
     int is_view;                 /* etl_trace_view: `files` belongs to another trace */
     int shares_files;            /* etl_trace_stream_reader: `files` belongs to another trace */
     struct etl_prefetch *prefetch;  /* decompress-ahead threads (reader/prefetch.h), NULL: none */
