@@ -37,9 +37,8 @@ void etl_batch_free(etl_batch *b)
     memset(b, 0, sizeof *b);
 }
 
-void etl_batch_reset(etl_batch *b, uint64_t seq)
+void etl_batch_reset(etl_batch *b)
 {
-    b->seq = seq;
     b->count = b->item_count = b->used = b->listed_count = 0;
     etl_textbuf_reset(&b->text);
     etl_textbuf_reset(&b->reader_notes);

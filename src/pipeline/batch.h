@@ -16,8 +16,8 @@ typedef struct etl_batch_place etl_batch_place;
 
 typedef struct etl_batch {
     /* its own cache lines: the reader fills one batch while a worker reads its neighbour's records and count */
-    ETL_CACHE_LINE_ALIGNED uint64_t seq;
-    size_t count, max_records, max_bytes;
+    ETL_CACHE_LINE_ALIGNED size_t count;
+    size_t max_records, max_bytes;
     etl_event_record *records;   /* max_records; pointers valid after etl_batch_seal */
     uint32_t *listed;            /* max_records: positions of the records non-owners observe (etl_batch_list) */
     size_t listed_count;
@@ -32,7 +32,6 @@ typedef struct etl_batch {
     etl_textbuf owner_notes;     /* diagnostics raised while the owner rendered, by record position */
     /* the pipeline's bookkeeping (under its mutex) */
     unsigned pending;            /* workers + the writer that still have to pass this batch; 0: free */
-    int claimed;
     int rendered;
 } etl_batch;
 
@@ -40,7 +39,7 @@ typedef struct etl_batch {
 int etl_batch_init(etl_batch *b, size_t max_records, size_t max_bytes);
 void etl_batch_free(etl_batch *b);
 /* Empties the batch for reuse (keeps its memory). */
-void etl_batch_reset(etl_batch *b, uint64_t seq);
+void etl_batch_reset(etl_batch *b);
 /* Copies the record in; 0, or ETL_ERR_NOMEM. `in_place` (etl_trace_record_in_place): the bytes the record
  * points at stay where they are for the batch's life, so only its struct and extended items are copied. */
 int etl_batch_add(etl_batch *b, const etl_event_record *record, int in_place);

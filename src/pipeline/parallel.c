@@ -152,7 +152,7 @@ static int on_read(const etl_event_record *record, void *arg)
 static int read_batch(etl_parallel *p, uint64_t seq, int *status)
 {
     etl_batch *b = &p->slots[seq % p->window];
-    etl_batch_reset(b, seq);
+    etl_batch_reset(b);
     p->filling = b;
     here.mode = ON_READER;
     here.p = p;
@@ -165,15 +165,9 @@ static int read_batch(etl_parallel *p, uint64_t seq, int *status)
 
 /* ---- writing: one worker at a time, in batch order -------------------------------------------------------- */
 
-static void emit_diagnostic(void *ctx, const etl_diagnostic *d)
-{
-    etl_parallel *p = ctx;
-    p->ops->diagnostic(p->ctx, d);
-}
-
 static int write_batch(etl_parallel *p, etl_batch *b)
 {
-    etl_batch_emit_notes(b, emit_diagnostic, p);
+    etl_batch_emit_notes(b, p->ops->diagnostic, p->ctx);
     if (b->text.failed) {
         fprintf(stderr, "etlconv: out of memory\n");
         return -1;
@@ -289,12 +283,9 @@ int etl_parallel_pass(etl_parallel *p, etl_trace *trace, int *process_status)
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
     take_part(p, &p->workers[0]);
-    /* the others may still render and write the last batches */
+    /* the others may still render the last batches: whoever renders one writes it (write_ready) */
     pthread_mutex_lock(&p->mu);
-    while (!p->stop && (p->writing || p->next_write < p->published)) {
-        write_ready(p);
-        if (!p->stop && (p->writing || p->next_write < p->published)) pthread_cond_wait(&p->cv, &p->mu);
-    }
+    while (!p->stop && (p->writing || p->next_write < p->published)) pthread_cond_wait(&p->cv, &p->mu);
     int stopped = p->stop;
     *process_status = p->finished ? p->process_status : ETL_STOPPED;
     pthread_mutex_unlock(&p->mu);
