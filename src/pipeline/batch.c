@@ -7,11 +7,6 @@
 #define NO_PART SIZE_MAX
 #define IN_PLACE (SIZE_MAX - 1)  /* the pointer stays: the bytes are in place for the batch's life */
 
-struct etl_batch_place {
-    size_t raw, user;  /* arena offsets, NO_PART when the record has none */
-    size_t first_item;
-};
-
 int etl_batch_init(etl_batch *b, size_t max_records, size_t max_bytes)
 {
     memset(b, 0, sizeof *b);
@@ -40,12 +35,11 @@ void etl_batch_free(etl_batch *b)
 void etl_batch_reset(etl_batch *b)
 {
     b->count = b->item_count = b->used = b->listed_count = 0;
+    b->rebase = 0;
     etl_textbuf_reset(&b->text);
     etl_textbuf_reset(&b->reader_notes);
     etl_textbuf_reset(&b->owner_notes);
 }
-
-int etl_batch_full(const etl_batch *b) { return b->count >= b->max_records || b->used >= b->max_bytes; }
 
 void etl_batch_list_last(etl_batch *b)
 {
@@ -84,8 +78,9 @@ static const uint8_t *rebased(const etl_batch *b, size_t at, const uint8_t *kept
     return at == NO_PART ? NULL : at == IN_PLACE ? kept : b->bytes + at;
 }
 
-int etl_batch_add(etl_batch *b, const etl_event_record *r, int in_place)
+int etl_batch_add_copied(etl_batch *b, const etl_event_record *r, int in_place)
 {
+    b->rebase = 1;
     if (b->item_count + r->extended_data_count > b->item_cap) {
         size_t cap = b->item_cap ? b->item_cap : 256;
         while (cap < b->item_count + r->extended_data_count) cap *= 2;
@@ -116,10 +111,12 @@ int etl_batch_add(etl_batch *b, const etl_event_record *r, int in_place)
 
 void etl_batch_seal(etl_batch *b)
 {
+    if (!b->rebase) return;
     for (size_t i = 0; i < b->item_count; i++) b->items[i].data = rebased(b, b->item_offsets[i], b->items[i].data);
     for (size_t i = 0; i < b->count; i++) {
         etl_event_record *r = &b->records[i];
         const struct etl_batch_place *place = &b->places[i];
+        if (place->raw == ETL_BATCH_KEPT) continue;
         r->raw = rebased(b, place->raw, r->raw);
         r->user_data = rebased(b, place->user, r->user_data);
         r->extended_data = r->extended_data_count ? &b->items[place->first_item] : NULL;

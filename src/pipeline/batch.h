@@ -12,7 +12,12 @@
 #include "util/cache_line.h"
 #include "util/textbuf.h"
 
-typedef struct etl_batch_place etl_batch_place;
+typedef struct etl_batch_place {
+    size_t raw, user;  /* arena offsets, or one of the markers of batch.c; ETL_BATCH_KEPT: the record as it was */
+    size_t first_item;
+} etl_batch_place;
+
+#define ETL_BATCH_KEPT (SIZE_MAX - 2)
 
 typedef struct etl_batch {
     /* its own cache lines: the reader fills one batch while a worker reads its neighbour's records and count */
@@ -27,6 +32,7 @@ typedef struct etl_batch {
     size_t item_count, item_cap;
     uint8_t *bytes;              /* the arena */
     size_t used, cap;
+    int rebase;                  /* a record's pointers need rebasing onto the arena or items (etl_batch_seal) */
     etl_textbuf text;            /* what the owner rendered */
     etl_textbuf reader_notes;    /* diagnostics raised while reading, by record position */
     etl_textbuf owner_notes;     /* diagnostics raised while the owner rendered, by record position */
@@ -40,10 +46,25 @@ int etl_batch_init(etl_batch *b, size_t max_records, size_t max_bytes);
 void etl_batch_free(etl_batch *b);
 /* Empties the batch for reuse (keeps its memory). */
 void etl_batch_reset(etl_batch *b);
+/* etl_batch_add's general case: parts copied into the arena, extended items into the batch's own. */
+int etl_batch_add_copied(etl_batch *b, const etl_event_record *record, int in_place);
+
 /* Copies the record in; 0, or ETL_ERR_NOMEM. `in_place` (etl_trace_record_in_place): the bytes the record
- * points at stay where they are for the batch's life, so only its struct and extended items are copied. */
-int etl_batch_add(etl_batch *b, const etl_event_record *record, int in_place);
-int etl_batch_full(const etl_batch *b);
+ * points at stay where they are for the batch's life, so only its struct and extended items are copied.
+ * Inline: it runs for every record of a -j run, and most records are in place and have no extended items,
+ * which leaves nothing to copy but the struct and nothing for etl_batch_seal to rebase (962 -> 946 M instructions,
+ * net.4.5.x86 xml at -j 2). */
+static inline int etl_batch_add(etl_batch *b, const etl_event_record *record, int in_place)
+{
+    if (!in_place || record->extended_data_count) return etl_batch_add_copied(b, record, in_place);
+    b->places[b->count].raw = ETL_BATCH_KEPT;
+    etl_event_record *copy = &b->records[b->count++];
+    *copy = *record;
+    copy->extended_data = NULL;
+    return 0;
+}
+
+static inline int etl_batch_full(const etl_batch *b) { return b->count >= b->max_records || b->used >= b->max_bytes; }
 /* Lists the record added last: the workers that do not own the batch observe it (parallel.h). */
 void etl_batch_list_last(etl_batch *b);
 /* Points the records into the arena (after the last etl_batch_add). */
