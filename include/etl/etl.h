@@ -363,10 +363,15 @@ const etl_trace_stats *etl_trace_get_stats(const etl_trace *trace);
 void etl_trace_set_memory_budget(etl_trace *trace, size_t bytes);
 
 /* Decompress-ahead: `threads` helper threads decompress the trace's compressed buffers before etl_process
- * needs them (for a spare core). Records, order and diagnostics stay those of a run without it. Memory: 8 MiB
- * of payloads decompressed ahead (or one buffer, if larger). Call before etl_process; the threads end in
- * etl_close. ETL_OK (also when there is nothing to decompress ahead), or ETL_ERR_ARG. */
+ * needs them (for a spare core); with 0, only threads the caller lends with etl_trace_prefetch_help do.
+ * Records, order and diagnostics stay those of a run without it. Memory: 4 MiB of payloads decompressed ahead
+ * (or one buffer, if larger). Call before etl_process; the threads end in etl_close. ETL_OK (also when there
+ * is nothing to decompress ahead), or ETL_ERR_ARG. */
 int etl_trace_set_prefetch(etl_trace *trace, unsigned threads);
+/* With decompress-ahead set: the calling thread (any thread, also while another runs etl_process)
+ * decompresses the next compressed buffer due, when the 4 MiB leave room. 1 when it did, 0 when there was
+ * nothing to do (no decompress-ahead, every buffer taken, or no room). */
+int etl_trace_prefetch_help(etl_trace *trace);
 
 /* Two passes over one trace (a first pass, then the decoding pass): `first`, opened on the same files as
  * `second` and read before it, hands each compressed buffer it decompressed over to `second`, whose pass then

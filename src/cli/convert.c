@@ -206,10 +206,11 @@ int etlconv_convert(const etlconv_options *opt, etl_schema_registry *registry, c
     etl_decode_stats helpers;  /* -j: the other workers' decoding counts */
     memset(&helpers, 0, sizeof helpers);
     if (parallel) {
-        /* From 3 workers on, a thread decompresses ahead of the reader, which would otherwise keep them waiting;
-         * at -j 2 the reader renders what it has time for (parallel.h), and a third thread on 2 cores only made
-         * them take turns (256 MB copy of net.4.5.2.x86: 3.53-4.21 s with it, 3.36-3.98 s without) */
-        if (etlconv_threads(opt) >= 3) etl_trace_set_prefetch(r.trace, 1);
+        /* A worker waiting for the reader's turn decompresses the buffers the reader will want next
+         * (etl_trace_prefetch_help). From 3 workers on, a thread of its own does too; at -j 2 a third thread
+         * on 2 cores only made them take turns (256 MB copy of net.4.5.2.x86: 3.53-4.21 s with it, 3.36-3.98 s
+         * without). */
+        etl_trace_set_prefetch(r.trace, etlconv_threads(opt) >= 3 ? 1 : 0);
         rc = etlconv_process_parallel(&r, registry, job, &helpers);
     } else {
         rc = etl_process(r.trace, etlconv_on_event, &r);

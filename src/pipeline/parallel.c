@@ -250,8 +250,13 @@ static void take_part(etl_parallel *p, worker *w)
         if (p->finished && !p->reading) break;  /* and every published batch passed (above) */
         if (p->reading && !p->finished) {  /* the turn comes free within one batch's reading: wait awake */
             pthread_mutex_unlock(&p->mu);
-            for (int spin = 0; spin < SPIN_FOR_TURN && atomic_load_explicit(&p->reading, memory_order_relaxed); spin++)
+            /* meanwhile, decompress the buffers the reader will want next (a compressed trace's reading is
+             * mostly decompression: its turns get shorter) */
+            int help = 1;
+            for (int spin = 0; spin < SPIN_FOR_TURN && atomic_load_explicit(&p->reading, memory_order_relaxed); spin++) {
+                if (help && (help = etl_trace_prefetch_help(p->trace))) continue;
                 cpu_relax();
+            }
             pthread_mutex_lock(&p->mu);
             if (!p->reading) continue;
         }

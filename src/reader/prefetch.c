@@ -129,52 +129,67 @@ static void wait_for_room(etl_prefetch *pf)
     pf->idle--;
 }
 
+/* Under the lock (released while decompressing): decompresses the next buffer due. 1: done, 0: no buffer is
+ * left, -1: no room in the budget. */
+static int decompress_next(etl_prefetch *pf)
+{
+    while (pf->next < pf->order_count) {  /* buffers the reader already read itself are passed over */
+        const work *w = &pf->order[pf->next];
+        if (pf->slots[pf->file_base[w->file] + w->buffer].state == SLOT_WAITING) break;
+        pf->next++;
+    }
+    if (pf->next == pf->order_count) return 0;
+    const work *w = &pf->order[pf->next];
+    const etl_trace_file *f = &pf->t->files[w->file];
+    const etl_buffer_ref *b = &f->buffers[w->buffer];
+    size_t expected = payload_size(b), cap = 0;
+    uint8_t *data = get_block(pf, expected, &cap);
+    if (!data) return -1;
+    slot *s = &pf->slots[pf->file_base[w->file] + w->buffer];
+    s->state = SLOT_BUSY;
+    pf->next++;
+    pthread_mutex_unlock(&pf->lock);
+
+    uint64_t at = b->offset + ETL_BUFFER_HEADER_SIZE;
+    size_t in_len = b->disk_size - ETL_BUFFER_HEADER_SIZE;
+    const uint8_t *in = etl_input_view(&f->input, at, in_len);
+    int rc = ETL_PREFETCH_MISS;
+    if (in) {
+        etl_compression_format used;
+        rc = etl_decompress_etl_buffer(in, in_len, data, expected, &used);  /* its pages: the reader's sweeps */
+    }
+
+    pthread_mutex_lock(&pf->lock);
+    if (rc == ETL_PREFETCH_MISS) {
+        put_block(pf, data, cap);
+        data = NULL;
+    }
+    *s = (slot){data, cap, rc, SLOT_READY};
+    pthread_cond_broadcast(&pf->changed);
+    return 1;
+}
+
 static void *prefetch_thread(void *arg)
 {
     etl_prefetch *pf = arg;
     pthread_mutex_lock(&pf->lock);
-    while (!pf->stop) {
-        while (pf->next < pf->order_count) {  /* buffers the reader already read itself are passed over */
-            const work *w = &pf->order[pf->next];
-            if (pf->slots[pf->file_base[w->file] + w->buffer].state == SLOT_WAITING) break;
-            pf->next++;
-        }
-        if (pf->next == pf->order_count) break;
-        const work *w = &pf->order[pf->next];
-        const etl_trace_file *f = &pf->t->files[w->file];
-        const etl_buffer_ref *b = &f->buffers[w->buffer];
-        size_t expected = payload_size(b), cap = 0;
-        uint8_t *data = get_block(pf, expected, &cap);
-        if (!data) {
-            wait_for_room(pf);
-            continue;
-        }
-        slot *s = &pf->slots[pf->file_base[w->file] + w->buffer];
-        s->state = SLOT_BUSY;
-        pf->next++;
-        pthread_mutex_unlock(&pf->lock);
-
-        uint64_t at = b->offset + ETL_BUFFER_HEADER_SIZE;
-        size_t in_len = b->disk_size - ETL_BUFFER_HEADER_SIZE;
-        const uint8_t *in = etl_input_view(&f->input, at, in_len);
-        int rc = ETL_PREFETCH_MISS;
-        if (in) {
-            etl_compression_format used;
-            rc = etl_decompress_etl_buffer(in, in_len, data, expected, &used);  /* its pages: the reader's sweeps */
-        }
-
-        pthread_mutex_lock(&pf->lock);
-        if (rc == ETL_PREFETCH_MISS) {
-            put_block(pf, data, cap);
-            data = NULL;
-        }
-        *s = (slot){data, cap, rc, SLOT_READY};
-        pthread_cond_broadcast(&pf->changed);
-    }
+    int rc;
+    while (!pf->stop && (rc = decompress_next(pf)) != 0)
+        if (rc < 0) wait_for_room(pf);
     pf->idle++;
     pthread_cond_broadcast(&pf->changed);
     pthread_mutex_unlock(&pf->lock);
     return NULL;
+}
+
+int etl_trace_prefetch_help(etl_trace *t)
+{
+    etl_prefetch *pf = t ? t->prefetch : NULL;
+    if (!pf) return 0;
+    pthread_mutex_lock(&pf->lock);
+    int rc = pf->stop ? 0 : decompress_next(pf);
+    pthread_mutex_unlock(&pf->lock);
+    return rc > 0;
 }
 
 /* The compressed, mapped buffers with a payload, in the order the merge is expected to want them. */
@@ -224,7 +239,7 @@ static int plan(etl_prefetch *pf, etl_trace *t)
 
 etl_prefetch *etl_prefetch_start(etl_trace *t, unsigned threads)
 {
-    if (!t || !threads) return NULL;
+    if (!t) return NULL;
     etl_prefetch *pf = calloc(1, sizeof *pf);
     if (!pf) return NULL;
     pf->t = t;
@@ -241,7 +256,7 @@ etl_prefetch *etl_prefetch_start(etl_trace *t, unsigned threads)
         if (pthread_create(&pf->threads[i], NULL, prefetch_thread, pf) != 0) break;
         pf->thread_count++;
     }
-    if (!pf->thread_count) {
+    if (threads && !pf->thread_count) {
         etl_prefetch_free(pf);
         return NULL;
     }

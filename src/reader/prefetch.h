@@ -8,6 +8,8 @@
  * (a stream's first buffer: at once): by the predecessor's SequenceNumber in a single file (one counter per
  * session, which also orders each stream), by its flush time across files. A buffer asked for before its turn
  * is decompressed by the reading thread, as without read-ahead; one being decompressed is waited for.
+ * Besides its own threads, any thread may decompress the next buffer due (etl_trace_prefetch_help): the -j
+ * workers do while another holds the reader's turn.
  *
  * Memory: the payloads decompressed ahead, being decompressed or kept for reuse together stay within
  * ETL_PREFETCH_BYTES, or one buffer when a single buffer is larger (at most 16 MiB), whatever the trace. */
@@ -24,8 +26,9 @@
 
 typedef struct etl_prefetch etl_prefetch;
 
-/* Starts `threads` helper threads over t's compressed mapped buffers. NULL when there is nothing to do or
- * no thread could start (reading then works as without read-ahead). */
+/* Starts `threads` helper threads over t's compressed mapped buffers (0: none; the buffers are decompressed
+ * ahead by the threads that call etl_trace_prefetch_help). NULL when there is nothing to do or no thread
+ * could start (reading then works as without read-ahead). */
 etl_prefetch *etl_prefetch_start(etl_trace *t, unsigned threads);
 /* The reading thread wants buffer b (of file `file_index`): ETL_OK when it was decompressed ahead — then
  * *payload (its payload_len bytes) is that buffer and *cap its capacity, the old *payload going to the helpers
