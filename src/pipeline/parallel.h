@@ -2,7 +2,8 @@
  *
  * N workers: worker 0 is the calling thread, 1..N-1 are threads. They take turns reading the trace (one at a
  * time, each turn one batch: etl_process paused when the batch is full, etl_process_pause), so the trace is
- * read once, in order, each buffer decompressed once. The worker that read a batch renders it itself: the
+ * read once, in order, each buffer decompressed once (a worker waiting for the turn decompresses the buffers
+ * the reader will want next: etl_trace_prefetch_help). The worker that read a batch renders it itself: the
  * records it copied (their structs, and their bytes unless they were read in place from the mapped file,
  * etl_trace_record_in_place) and the payloads it just parsed are in its own core's caches. (A reader of its
  * own handing batches to the others made every record cross between cores: written on one, read on the other,
@@ -27,7 +28,7 @@
  * batch text being rendered + one decoder +
  * one overlay registry: what the trace teaches) + one base registry (the schemas the command line names,
  * parsed once and shared read-only by all workers; it was one full registry per worker) + one reader (and, for
- * compressed traces, its decompress-ahead thread's 4 MiB of payloads: reader/prefetch.h).
+ * compressed traces, the 4 MiB of payloads decompressed ahead: reader/prefetch.h).
  *
  * Threads: a run starts its own N - 1 (joined by etl_parallel_finish), or runs on a pool of N - 1 kept across
  * runs (config.pool, pipeline/workers.h): --each converts every file on the same threads. */
