@@ -4,7 +4,8 @@
  * and processed with a callback that reads every byte the record points at, so ASan sees any pointer outside
  * the reader's buffers. If the input's last byte is odd, the file is opened twice as a two-file trace to
  * exercise the merge; if bit 1 of that byte is set, timestamps stay raw; bit 2: a helper thread decompresses
- * ahead (etl_trace_set_prefetch); bit 3: the streams are read unmerged (etl_process_stream, stopping and
+ * ahead (etl_trace_set_prefetch), or with bit 4 and not bit 3 the reading thread itself every other record
+ * (etl_trace_prefetch_help, as a waiting -j worker does); bit 3: the streams are read unmerged (etl_process_stream, stopping and
  * resuming every few records, as the first pass's rounds do); bit 4 with it: shared out with a second handle
  * (etl_trace_stream_reader, etl_trace_stream_share) in runs of 1-8 buffers (bits 5-7).
  * Seeds: tests/fuzz/seeds.sh. */
@@ -31,7 +32,9 @@ static void touch(const uint8_t *p, size_t n)
 
 static int on_event(const etl_event_record *r, void *ctx)
 {
-    (void)ctx;
+    etl_trace *helped = ctx;  /* decompress-ahead by the reading thread */
+    if (helped && (sink & 1))
+        sink += (uint32_t)etl_trace_prefetch_help(helped);
     if (r->user_data_length && !r->user_data)
         abort();
     touch(r->user_data, r->user_data_length);
@@ -74,8 +77,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     etl_trace *trace = NULL;
     etl_error err;
     if (etl_open(&trace, paths, (mode & 1) ? 2 : 1, &options, &err) == ETL_OK) {
+        int lend = (mode & 4) && (mode & 16) && !(mode & 8);
         if (mode & 4)
-            etl_trace_set_prefetch(trace, 1);
+            etl_trace_set_prefetch(trace, lend ? 0 : 1);
         if (mode & 8) {
             /* bit 4: the streams shared out between this handle and a stream reader on its files, in runs of
              * (bits 5-7) + 1 buffers, as the first pass on two threads reads them */
@@ -93,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             etl_close(other);
         } else {
-            etl_process(trace, on_event, NULL);
+            etl_process(trace, on_event, lend ? trace : NULL);
         }
         const etl_trace_stats *stats = etl_trace_get_stats(trace);
         if (stats)
