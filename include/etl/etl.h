@@ -369,8 +369,12 @@ void etl_trace_set_memory_budget(etl_trace *trace, size_t bytes);
  * is nothing to decompress ahead), or ETL_ERR_ARG. */
 int etl_trace_set_prefetch(etl_trace *trace, unsigned threads);
 /* With decompress-ahead set: the calling thread (any thread, also while another runs etl_process)
- * decompresses the next compressed buffer due, when the 4 MiB leave room. 1 when it did, 0 when there was
- * nothing to do (no decompress-ahead, every buffer taken, or no room). */
+ * decompresses the next compressed buffer due, when the 4 MiB leave room. 1 when it took a buffer (also one
+ * that then could not be read or decompressed: etl_process reports it when it gets there), 0 when there was
+ * nothing to do (no decompress-ahead, every buffer taken, or no room). Call it between etl_trace_set_prefetch
+ * and etl_close only, ordered with both (threads started after the one and joined before the other).
+ * etl_trace_set_prefetch on a trace that has decompress-ahead set already changes nothing (its threads stay
+ * as many as the first call gave). */
 int etl_trace_prefetch_help(etl_trace *trace);
 
 /* Two passes over one trace (a first pass, then the decoding pass): `first`, opened on the same files as

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NO_PART SIZE_MAX
-#define IN_PLACE (SIZE_MAX - 1)  /* the pointer stays: the bytes are in place for the batch's life */
+#define NO_PART ETL_BATCH_NO_PART
+#define IN_PLACE ETL_BATCH_IN_PLACE
 
 int etl_batch_init(etl_batch *b, size_t max_records, size_t max_bytes)
 {

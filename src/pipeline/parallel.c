@@ -254,7 +254,8 @@ static void take_part(etl_parallel *p, worker *w)
              * mostly decompression: its turns get shorter) */
             int help = 1;
             for (int spin = 0; spin < SPIN_FOR_TURN && atomic_load_explicit(&p->reading, memory_order_relaxed); spin++) {
-                if (help && (help = etl_trace_prefetch_help(p->trace))) continue;
+                /* no room or nothing due: ask again now and then, as the reader takes buffers and frees room */
+                if ((help || spin % 256 == 0) && (help = etl_trace_prefetch_help(p->trace))) continue;
                 cpu_relax();
             }
             pthread_mutex_lock(&p->mu);

@@ -44,6 +44,7 @@ struct etl_prefetch {
     size_t held;           /* bytes of every block: ready, being filled, spare */
     size_t spare_bytes;    /* of which spare */
     unsigned room_waiters; /* threads waiting for room (see wait_for_room) */
+    unsigned busy_waiters; /* readers waiting for a buffer being decompressed (etl_prefetch_take) */
     pthread_mutex_t lock;
     pthread_cond_t changed;
     int stop;
@@ -165,7 +166,9 @@ static int decompress_next(etl_prefetch *pf)
         data = NULL;
     }
     *s = (slot){data, cap, rc, SLOT_READY};
-    pthread_cond_broadcast(&pf->changed);
+    /* only a reader waiting for a buffer needs to know: a thread waiting for room would wake for nothing, once
+     * per buffer the -j workers decompress (etl_trace_prefetch_help) */
+    if (pf->busy_waiters) pthread_cond_broadcast(&pf->changed);
     return 1;
 }
 
@@ -270,7 +273,11 @@ int etl_prefetch_take(etl_prefetch *pf, uint32_t file_index, const etl_buffer_re
     if (b < f->buffers || b >= f->buffers + f->buffer_count) return ETL_PREFETCH_MISS;
     pthread_mutex_lock(&pf->lock);
     slot *s = &pf->slots[pf->file_base[file_index] + (size_t)(b - f->buffers)];
-    while (s->state == SLOT_BUSY) pthread_cond_wait(&pf->changed, &pf->lock);
+    while (s->state == SLOT_BUSY) {
+        pf->busy_waiters++;
+        pthread_cond_wait(&pf->changed, &pf->lock);
+        pf->busy_waiters--;
+    }
     int rc = s->state == SLOT_READY && s->data ? s->rc : ETL_PREFETCH_MISS;
     if (rc == ETL_OK && *payload) {  /* the payloads change hands: the reader's old one becomes a spare */
         uint8_t *old = *payload;

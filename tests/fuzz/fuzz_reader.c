@@ -4,8 +4,8 @@
  * and processed with a callback that reads every byte the record points at, so ASan sees any pointer outside
  * the reader's buffers. If the input's last byte is odd, the file is opened twice as a two-file trace to
  * exercise the merge; if bit 1 of that byte is set, timestamps stay raw; bit 2: a helper thread decompresses
- * ahead (etl_trace_set_prefetch), or with bit 4 and not bit 3 the reading thread itself every other record
- * (etl_trace_prefetch_help, as a waiting -j worker does); bit 3: the streams are read unmerged (etl_process_stream, stopping and
+ * ahead (etl_trace_set_prefetch), or with bit 4 and not bit 3 the reading thread itself, at records that
+ * find the running checksum odd (etl_trace_prefetch_help, as a waiting -j worker does); bit 3: the streams are read unmerged (etl_process_stream, stopping and
  * resuming every few records, as the first pass's rounds do); bit 4 with it: shared out with a second handle
  * (etl_trace_stream_reader, etl_trace_stream_share) in runs of 1-8 buffers (bits 5-7).
  * Seeds: tests/fuzz/seeds.sh. */
