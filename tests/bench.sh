@@ -11,7 +11,8 @@
 #  4. Every tests/bench_*.sh other features add; their output goes in a section of its own.
 # Environment: BENCH_MB, ROUNDS, MIXES (names below), WRITERS (default: all registered + info), BENCH_J (-j for
 # the writer rows; default: etlconv's own default, all cores), JOBS (the -j values of the extra xml rows,
-# default "1 2"; a table after each size compares them: CPU ratio and wall speed-up), CALLGRIND. CPU s is
+# default "1 2", run in interleaved rounds with two -j 1 runs at once, free and pinned; a table after each size
+# compares them: CPU ratio and each round's wall speed-up), CALLGRIND. CPU s is
 # user + system time of all threads (getrusage): on a loaded machine the steadier figure; events/s and MB/s
 # are wall-clock. BENCH_MB=1024 gives the issue's 1 GB figures (about 1 GB of disk per mix).
 set -eu
@@ -68,7 +69,7 @@ say '```'
 # median of the first field of lines on stdin (with the line's other fields)
 median_line() { sort -n | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }'; }
 # run_one WRITER INPUT [extra args]: prints "seconds maxrss out_bytes status", median of ROUNDS; the output goes
-# to $out: /dev/stdout (a pipe bench_run reads and counts) for the writer rows, /dev/null for the -j rows, whose
+# to /dev/stdout (a pipe bench_run reads and counts); the -j rows (jobs_rounds) write to /dev/null, whose
 # speed-up the pipe would hide (bench_run reads it at about 850 MB/s, and a single writer and reader waking each
 # other on this virtual machine run slower than two such pairs at once).
 out=/dev/stdout
@@ -95,20 +96,65 @@ row() {
                ob / 1e6 / s, rss / 1024, cpu, ev / (cpu > 0 ? cpu : 1e-9) }'
 }
 
-# pair_one INPUT: two independent -j 1 XML conversions at once, median of ROUNDS of the slower one's
-# "seconds ... cpu": what perfectly parallel work gains on this machine (its cores share caches, memory bandwidth
-# and a hypervisor), the ceiling for -j 2's speed-up.
-pair_one() {
+# jobs_rounds INPUT: ROUNDS rounds, each of: XML at -j N for every N of JOBS; two independent -j 1 conversions at
+# once (what perfectly parallel work gains on this machine, whose cores share caches, memory bandwidth and a
+# hypervisor: the ceiling for -j 2); with taskset and 2+ CPUs, the same pair pinned to CPUs 0 and 1 (whether the
+# two CPUs run alike). Rounds interleave the kinds because a virtual machine's speed comes in phases: here two
+# vCPUs ran the same conversion at the same moment 1.5-1.9x apart, and which one was slow changed within
+# seconds, so medians of separate series compare different phases. Writes $tmp/j<N> (bench_run lines),
+# $tmp/rounds ("round kind seconds cpu"; kind N, pair or pin) and $tmp/pin ("cpu0_s cpu1_s").
+jobs_rounds() {
+    for j in ${JOBS:-1 2}; do : > "$tmp/j$j"; done
+    : > "$tmp/rounds"; : > "$tmp/pin"
+    pin=no
+    if command -v taskset > /dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then pin=yes; fi
     i=0
-    : > "$tmp/pairs"
     while [ $i -lt "$ROUNDS" ]; do
+        for j in ${JOBS:-1 2}; do
+            "$BUILD/bench/bench_run" "$ETLCONV" -q -y -of xml -j "$j" -o /dev/null "$1" > "$tmp/one"
+            cat "$tmp/one" >> "$tmp/j$j"
+            awk -v i=$i -v j="$j" '{ print i, j, $1, $5 }' "$tmp/one" >> "$tmp/rounds"
+        done
         "$BUILD/bench/bench_run" "$ETLCONV" -q -y -of xml -j 1 -o /dev/null "$1" > "$tmp/pair_a" &
         "$BUILD/bench/bench_run" "$ETLCONV" -q -y -of xml -j 1 -o /dev/null "$1" > "$tmp/pair_b"
         wait
-        sort -n "$tmp/pair_a" "$tmp/pair_b" | tail -1 >> "$tmp/pairs"
+        sort -n "$tmp/pair_a" "$tmp/pair_b" | tail -1 | awk -v i=$i '{ print i, "pair", $1, $5 }' >> "$tmp/rounds"
+        if [ $pin = yes ]; then
+            taskset -c 0 "$BUILD/bench/bench_run" "$ETLCONV" -q -y -of xml -j 1 -o /dev/null "$1" > "$tmp/pin_a" &
+            taskset -c 1 "$BUILD/bench/bench_run" "$ETLCONV" -q -y -of xml -j 1 -o /dev/null "$1" > "$tmp/pin_b"
+            wait
+            echo "$(cut -d' ' -f1 "$tmp/pin_a") $(cut -d' ' -f1 "$tmp/pin_b")" >> "$tmp/pin"
+        fi
         i=$((i + 1))
     done
-    median_line < "$tmp/pairs"
+}
+
+# jobs_table MIX: the -j rows of one mix from jobs_rounds: medians of CPU and wall, and the median of each
+# round's own speed-up (its -j 1 wall over its -j N wall; for the pair, twice its -j 1 over the slower run's)
+jobs_table() {
+    awk -v m="$1" '
+        function med(a, n,   i, j, t) {
+            for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+            return n ? a[int((n + 1) / 2)] : 0 }
+        { w[$1, $2] = $3; c[$1, $2] = $4; if (!($2 in seen)) { seen[$2] = 1; kinds[++nk] = $2 } if ($1 + 1 > nr) nr = $1 + 1 }
+        END {
+            for (r = 0; r < nr; r++) { a1w[r + 1] = w[r, 1]; a1c[r + 1] = c[r, 1] }
+            w1 = med(a1w, nr); c1 = med(a1c, nr)
+            for (k = 1; k <= nk; k++) {
+                K = kinds[k]; if (K == 1) continue
+                n = 0
+                for (r = 0; r < nr; r++) if ((r, K) in w) { n++; aw[n] = w[r, K]; ac[n] = c[r, K]
+                    sp[n] = (K == "pair" ? 2 : 1) * w[r, 1] / (w[r, K] > 0 ? w[r, K] : 1e-9) }
+                mw = med(aw, n); mc = med(ac, n); ms = med(sp, n)
+                label = K == "pair" ? "two -j 1 runs at once (the ceiling)" : K
+                printf "| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2fx |\n", m, label, mc, c1, mc / (c1 > 0 ? c1 : 1e-9), mw, w1, ms
+            }
+        }' "$tmp/rounds"
+    if [ -s "$tmp/pin" ]; then
+        awk -v m="$1" '{ a = $1 < $2 ? $1 : $2; b = $1 < $2 ? $2 : $1; r = b / (a > 0 ? a : 1e-9)
+                         s = s sprintf("%s%.2f/%.2f", NR > 1 ? ", " : "", $1, $2) }
+            END { printf "| %s | two -j 1 runs pinned to CPU 0 / CPU 1, s per round: %s | | | | | | |\n", m, s }' "$tmp/pin"
+    fi
 }
 
 for size in $BENCH_MB; do
@@ -129,32 +175,26 @@ for size in $BENCH_MB; do
             say "$(row "$mix" "$w" "$ev" "$mb" "$@")"
         done
         if "$ETLCONV" --help 2>&1 | grep -q -- ' -j'; then
-            out=/dev/null
+            jobs_rounds "$f"
             for j in ${JOBS:-1 2}; do
-                set -- $(run_one xml "$f" -j "$j")
+                set -- $(median_line < "$tmp/j$j")
                 say "$(row "$mix" "xml -j $j (-o /dev/null)" "$ev" "$mb" "$@")"
-                echo "$mix $size $j $1 $5" >> "$tmp/jobs"  # wall s, CPU s
             done
-            set -- $(pair_one "$f")
-            echo "$mix $size pair $1 $5" >> "$tmp/jobs"
-            out=/dev/stdout
+            jobs_table "$mix" >> "$tmp/jobs"
         fi
     done
     if [ -s "$tmp/jobs" ]; then
         say ""
-        say "XML with -j N against -j 1 (-o /dev/null), traces of about $size MB: CPU seconds of all threads (the work -j N adds)"
-        say "and wall-clock speed-up (meaningful only on an otherwise idle machine; load now: $(cut -d' ' -f1-3 /proc/loadavg))."
-        say "The last row per mix runs two independent -j 1 conversions at once: twice the work in the slower one's wall"
-        say "time, the speed-up perfectly parallel work gets here (CPU s: the slower run's own)."
+        say "XML with -j N against -j 1 (-o /dev/null), traces of about $size MB, $ROUNDS interleaved rounds (each: -j N for"
+        say "every N, then two independent -j 1 runs at once, then that pair pinned to CPUs 0 and 1): medians of CPU seconds"
+        say "of all threads (the work -j N adds) and of wall seconds, and the median of each round's own speed-up (its"
+        say "-j 1 wall over its -j N wall; the pair: twice the work in the slower run's wall time, what perfectly parallel"
+        say "work gets here). Load now: $(cut -d' ' -f1-3 /proc/loadavg). Pinned pairs far apart mean unequal CPUs: -j 1"
+        say "then runs at the speed of whichever CPU it got."
         say ""
-        say "| mix | -j | CPU s | CPU s at -j 1 | CPU ratio | wall s | wall s at -j 1 | wall speed-up |"
+        say "| mix | -j | CPU s | CPU s at -j 1 | CPU ratio | wall s | wall s at -j 1 | speed-up (median of rounds) |"
         say "|---|---:|---:|---:|---:|---:|---:|---:|"
-        awk '$3 == 1 { w1[$1] = $4; c1[$1] = $5 }
-             $3 != 1 && $3 != "pair" && ($1 in w1) { printf "| %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2fx |\n", $1, $3,
-                 $5, c1[$1], $5 / (c1[$1] > 0 ? c1[$1] : 1e-9), $4, w1[$1], w1[$1] / ($4 > 0 ? $4 : 1e-9) }
-             $3 == "pair" && ($1 in w1) { printf "| %s | two -j 1 runs at once (the ceiling) | %.2f | %.2f | %.2f | %.2f | %.2f | %.2fx |\n",
-                 $1, $5, c1[$1], $5 / (c1[$1] > 0 ? c1[$1] : 1e-9), $4, w1[$1], 2 * w1[$1] / ($4 > 0 ? $4 : 1e-9) }' "$tmp/jobs" |
-            tee -a "$report"
+        tee -a "$report" < "$tmp/jobs"
         rm -f "$tmp/jobs"
     fi
 done
