@@ -4,9 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NO_PART ETL_BATCH_NO_PART
-#define IN_PLACE ETL_BATCH_IN_PLACE
-
 int etl_batch_init(etl_batch *b, size_t max_records, size_t max_bytes)
 {
     memset(b, 0, sizeof *b);
@@ -54,7 +51,7 @@ static size_t put_bytes(etl_batch *b, const uint8_t *data, size_t n)
         size_t cap = b->cap ? b->cap : 64 * 1024;
         while (cap < at + n) cap *= 2;
         uint8_t *grown = realloc(b->bytes, cap);
-        if (!grown) return NO_PART;
+        if (!grown) return ETL_BATCH_NO_PART;
         b->bytes = grown;
         b->cap = cap;
     }
@@ -63,19 +60,19 @@ static size_t put_bytes(etl_batch *b, const uint8_t *data, size_t n)
     return at;
 }
 
-/* The arena offset of [p, p + n): inside the raw record when it lies there (IN_PLACE when the raw record is),
- * else a copy of its own. */
+/* The arena offset of [p, p + n): inside the raw record when it lies there (ETL_BATCH_IN_PLACE when the raw
+ * record is), else a copy of its own. */
 static size_t place_of(etl_batch *b, const etl_event_record *r, size_t raw_at, const uint8_t *p, size_t n)
 {
-    if (!p) return NO_PART;
-    if (raw_at != NO_PART && p >= r->raw && (size_t)(p - r->raw) <= r->raw_size && n <= r->raw_size - (size_t)(p - r->raw))
-        return raw_at == IN_PLACE ? IN_PLACE : raw_at + (size_t)(p - r->raw);
+    if (!p) return ETL_BATCH_NO_PART;
+    if (raw_at != ETL_BATCH_NO_PART && etl_batch_in_raw(r, p, n))
+        return raw_at == ETL_BATCH_IN_PLACE ? ETL_BATCH_IN_PLACE : raw_at + (size_t)(p - r->raw);
     return put_bytes(b, p, n);
 }
 
 static const uint8_t *rebased(const etl_batch *b, size_t at, const uint8_t *kept)
 {
-    return at == NO_PART ? NULL : at == IN_PLACE ? kept : b->bytes + at;
+    return at == ETL_BATCH_NO_PART ? NULL : at == ETL_BATCH_IN_PLACE ? kept : b->bytes + at;
 }
 
 int etl_batch_add_copied(etl_batch *b, const etl_event_record *r, int in_place)
@@ -92,16 +89,16 @@ int etl_batch_add_copied(etl_batch *b, const etl_event_record *r, int in_place)
         b->item_cap = cap;
     }
     struct etl_batch_place *place = &b->places[b->count];
-    size_t raw_at = !r->raw ? NO_PART : in_place ? IN_PLACE : put_bytes(b, r->raw, r->raw_size);
-    if (r->raw && raw_at == NO_PART) return ETL_ERR_NOMEM;
+    size_t raw_at = !r->raw ? ETL_BATCH_NO_PART : in_place ? ETL_BATCH_IN_PLACE : put_bytes(b, r->raw, r->raw_size);
+    if (r->raw && raw_at == ETL_BATCH_NO_PART) return ETL_ERR_NOMEM;
     place->raw = raw_at;
     place->user = place_of(b, r, raw_at, r->user_data, r->user_data_length);
-    if (r->user_data && place->user == NO_PART) return ETL_ERR_NOMEM;
+    if (r->user_data && place->user == ETL_BATCH_NO_PART) return ETL_ERR_NOMEM;
     place->first_item = b->item_count;
     for (uint16_t i = 0; i < r->extended_data_count; i++) {
         const etl_extended_item *item = &r->extended_data[i];
         size_t at = place_of(b, r, raw_at, item->data, item->data_size);
-        if (item->data && at == NO_PART) return ETL_ERR_NOMEM;
+        if (item->data && at == ETL_BATCH_NO_PART) return ETL_ERR_NOMEM;
         b->items[b->item_count] = *item;
         b->item_offsets[b->item_count++] = at;
     }

@@ -48,6 +48,12 @@ int etl_batch_init(etl_batch *b, size_t max_records, size_t max_bytes);
 void etl_batch_free(etl_batch *b);
 /* Empties the batch for reuse (keeps its memory). */
 void etl_batch_reset(etl_batch *b);
+/* Whether [p, p + n) lies inside the record's raw bytes. */
+static inline int etl_batch_in_raw(const etl_event_record *r, const uint8_t *p, size_t n)
+{
+    return r->raw && p >= r->raw && (size_t)(p - r->raw) <= r->raw_size && n <= r->raw_size - (size_t)(p - r->raw);
+}
+
 /* etl_batch_add's general case: parts copied into the arena, extended items into the batch's own. */
 int etl_batch_add_copied(etl_batch *b, const etl_event_record *record, int in_place);
 
@@ -59,10 +65,9 @@ int etl_batch_add_copied(etl_batch *b, const etl_event_record *record, int in_pl
 static inline int etl_batch_add(etl_batch *b, const etl_event_record *record, int in_place)
 {
     /* the payload lies in the raw record as the parsers leave it (else the general case copies it) */
-    const uint8_t *user = record->user_data;
-    int user_in_raw = !user || (user >= record->raw && (size_t)(user - record->raw) <= record->raw_size &&
-                                record->user_data_length <= record->raw_size - (size_t)(user - record->raw));
-    if (!in_place || record->extended_data_count || !user_in_raw) return etl_batch_add_copied(b, record, in_place);
+    if (!in_place || record->extended_data_count ||
+        (record->user_data && !etl_batch_in_raw(record, record->user_data, record->user_data_length)))
+        return etl_batch_add_copied(b, record, in_place);
     b->places[b->count].raw = ETL_BATCH_KEPT;
     etl_event_record *copy = &b->records[b->count++];
     *copy = *record;
