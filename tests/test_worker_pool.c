@@ -57,10 +57,13 @@ typedef struct pipe_worker {
     etl_textbuf held;         /* keep_until_end: the lines of the batch being rendered */
     unsigned long batch_ends;
     unsigned long rendered;   /* records it rendered (its batches') */
+    const char *memories[16]; /* the distinct text memories it rendered into (up to 16) */
+    size_t memory_count;
 } pipe_worker;
 
 typedef struct pipe_run {
     int keep_until_end;       /* render into the worker's own buffer, exchanged with the batch's at its end */
+    unsigned threads;         /* 0: THREADS */
     pipe_worker workers[THREADS];
     unsigned long sequence;   /* records numbered in the order the workers see them */
     unsigned long written;    /* lines the sink got in order */
@@ -97,8 +100,12 @@ static int pipe_record(void *state, const etl_event_record *record, etl_textbuf 
     if (out) {
         char line[32];
         int n = snprintf(line, sizeof line, "%lu\n", w->observed);
-        etl_textbuf_append(keeping ? &w->held : out, line, (size_t)n);
+        etl_textbuf *into = keeping ? &w->held : out;
+        etl_textbuf_append(into, line, (size_t)n);
         w->rendered++;
+        size_t k = 0;
+        while (k < w->memory_count && w->memories[k] != into->data) k++;
+        if (k == w->memory_count && k < sizeof w->memories / sizeof w->memories[0]) w->memories[w->memory_count++] = into->data;
     }
     w->observed++;
     return 0;
@@ -131,10 +138,12 @@ static void run_pipeline(etl_worker_pool *pool, pipe_run *run)
     etl_error err;
     assert_int_equal(etl_open(&trace, paths, 1, NULL, &err), ETL_OK);
     int keep = run->keep_until_end;
+    unsigned threads = run->threads ? run->threads : THREADS;
     memset(run, 0, sizeof *run);
     run->keep_until_end = keeping = keep;
+    run->threads = threads;
     etl_parallel_ops ops = {pipe_start, pipe_record, pipe_diagnostic, NULL, keep ? pipe_batch_end : NULL, NULL, NULL};
-    etl_parallel_config config = {THREADS, 7, 0, 0, pool};  /* small batches: every worker owns many */
+    etl_parallel_config config = {threads, 7, 0, 0, pool};  /* small batches: every worker owns many */
     etl_sink sink = {pipe_sink, run};
     etl_parallel *p = etl_parallel_start(&config, &ops, run, &sink);
     assert_non_null(p);
@@ -198,12 +207,28 @@ static void test_batch_end_hands_over_the_text(void **state)
     for (int i = 0; i < THREADS; i++) assert_int_equal(plain.workers[i].batch_ends, 0);
 }
 
+/* A worker renders a batch into the text memory of the batch it rendered last, once that was written (still in
+ * its cache), not into the memory of the batch's slot, which comes round only after `window` batches. One
+ * worker writes each batch as soon as it rendered it: every batch after the first is rendered where the first
+ * was. */
+static void test_batches_are_rendered_into_hot_memory(void **state)
+{
+    (void)state;
+    static pipe_run one;
+    one.threads = 1;
+    run_pipeline(NULL, &one);
+    assert_false(one.out_of_order);
+    assert_true(one.written > 1000);  /* hundreds of batches of 7 records, through a window of 6 slots */
+    assert_int_equal(one.workers[0].memory_count, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_threads_every_run),
         cmocka_unit_test(test_pipeline_runs_on_a_kept_pool),
         cmocka_unit_test(test_batch_end_hands_over_the_text),
+        cmocka_unit_test(test_batches_are_rendered_into_hot_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

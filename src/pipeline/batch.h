@@ -41,6 +41,7 @@ typedef struct etl_batch {
     /* the pipeline's bookkeeping (under its mutex) */
     unsigned pending;            /* workers + the writer that still have to pass this batch; 0: free */
     int rendered;
+    unsigned renderer;           /* the worker that renders it */
 } etl_batch;
 
 /* 0, or ETL_ERR_NOMEM. */

@@ -34,6 +34,7 @@ typedef struct worker {
     etl_parallel *p;
     void *state;
     uint64_t passed;  /* batches 0..passed-1 rendered or observed by this worker */
+    etl_textbuf spare;  /* (under `mu`) empty text memory this worker rendered into last: see lend_hot_text */
 } worker;
 
 struct etl_parallel {
@@ -163,6 +164,34 @@ static int read_batch(etl_parallel *p, uint64_t seq, int *status)
     return b->count > 0 || b->reader_notes.length > 0;
 }
 
+/* ---- text memory ----------------------------------------------------------------------------------------- */
+
+/* A batch's text is rendered into the memory its renderer rendered into last, once that batch was written: it
+ * is still in the renderer's cache. A slot's own memory comes round again only after `window` batches, long
+ * evicted: each line of text then cost a cache miss to write (cachegrind, one worker, 2 MiB L2: 3.4 M write
+ * misses of the last level for 190 k events of net.4.5.x86 to XML, against 29 k at -j 1, whose one buffer is
+ * reused). Memory stays window + threads buffers: each exchange swaps two. With `mu` held. */
+static void exchange_text(etl_textbuf *a, etl_textbuf *b)
+{
+    etl_textbuf t = *a;
+    *a = *b;
+    *b = t;
+    etl_textbuf_reset(a);
+    etl_textbuf_reset(b);
+}
+
+/* Before worker w renders batch b. */
+static void lend_hot_text(worker *w, etl_batch *b)
+{
+    if (w->spare.data) exchange_text(&b->text, &w->spare);
+}
+
+/* After batch b was written: its memory goes back to its renderer, for its next batch. */
+static void return_hot_text(etl_parallel *p, etl_batch *b)
+{
+    if (b->text.data) exchange_text(&b->text, &p->workers[b->renderer].spare);
+}
+
 /* ---- writing: one worker at a time, in batch order -------------------------------------------------------- */
 
 static int write_batch(etl_parallel *p, etl_batch *b)
@@ -188,6 +217,7 @@ static void write_ready(etl_parallel *p)
         int rc = write_batch(p, b);
         pthread_mutex_lock(&p->mu);
         if (rc != 0) p->stop = 1;
+        return_hot_text(p, b);
         b->pending--;
         p->next_write++;
     }
@@ -233,6 +263,8 @@ static void take_part(etl_parallel *p, worker *w)
             if (any) {
                 b->pending = p->threads + 1;  /* every worker, then the writer */
                 b->rendered = 0;
+                b->renderer = (unsigned)(w - p->workers);
+                lend_hot_text(w, b);
                 p->published++;
                 w->passed = p->published;  /* it renders the batch: it has passed it */
             }
@@ -376,6 +408,7 @@ void etl_parallel_free(etl_parallel *p)
     }
     etl_worker_pool_free(p->own_pool);
     for (size_t i = 0; p->slots && i < p->window; i++) etl_batch_free(&p->slots[i]);
+    for (unsigned i = 0; p->workers && i < p->threads; i++) etl_textbuf_free(&p->workers[i].spare);
     free(p->slots);
     free(p->workers);
     pthread_cond_destroy(&p->cv);
