@@ -210,7 +210,7 @@ static void test_batch_end_hands_over_the_text(void **state)
 /* A worker renders a batch into the text memory of the batch it rendered last, once that was written (still in
  * its cache), not into the memory of the batch's slot, which comes round only after `window` batches. One
  * worker writes each batch as soon as it rendered it: every batch after the first is rendered where the first
- * was. */
+ * was (7 short lines fit the first allocation: no realloc moves it). */
 static void test_batches_are_rendered_into_hot_memory(void **state)
 {
     (void)state;
@@ -218,7 +218,7 @@ static void test_batches_are_rendered_into_hot_memory(void **state)
     one.threads = 1;
     run_pipeline(NULL, &one);
     assert_false(one.out_of_order);
-    assert_true(one.written > 1000);  /* hundreds of batches of 7 records, through a window of 6 slots */
+    assert_true(one.written > 1000);  /* over a thousand batches of 7 records, through a window of 6 slots */
     assert_int_equal(one.workers[0].memory_count, 1);
 }
 

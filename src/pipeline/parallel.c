@@ -166,11 +166,12 @@ static int read_batch(etl_parallel *p, uint64_t seq, int *status)
 
 /* ---- text memory ----------------------------------------------------------------------------------------- */
 
-/* A batch's text is rendered into the memory its renderer rendered into last, once that batch was written: it
- * is still in the renderer's cache. A slot's own memory comes round again only after `window` batches, long
- * evicted: each line of text then cost a cache miss to write (cachegrind, one worker, 2 MiB L2: 3.4 M write
- * misses of the last level for 190 k events of net.4.5.x86 to XML, against 29 k at -j 1, whose one buffer is
- * reused). Memory stays window + threads buffers: each exchange swaps two. With `mu` held. */
+/* A batch's text is rendered into the memory its renderer rendered into last, when that batch was written
+ * already (else into the slot's own): it is still in the renderer's cache. A slot's own memory comes round
+ * again only after `window` batches, long evicted: each line of text then cost a cache miss to write
+ * (cachegrind, one worker, 2 MiB L2: 3.4 M write misses of the last level for 190 k events of net.4.5.x86 to
+ * XML, against 29 k at -j 1, whose one buffer is reused). The pipeline's text buffers stay window + threads
+ * (besides the ops' own, e.g. the CLI's writers'): each exchange swaps two. With `mu` held. */
 static void exchange_text(etl_textbuf *a, etl_textbuf *b)
 {
     etl_textbuf t = *a;
