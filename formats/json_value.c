@@ -418,7 +418,7 @@ __attribute__((always_inline)) static inline char *w_value(fmt_buf *tb, char *p,
     size_t n, need;
     int clean = 1, quoted = 0;
     const char *v = f->value ? f->value : "";
-    value_head head;
+    value_head head = {0};  /* gcc -Os cannot tell that `whole` set means `bytes` set */
     if (kind == ETL_VALUE_INTEGER) {
         n = integer_value(f->value, &head);
         quoted = wide_as_string && n && etl_value_is_wide(f->in_type);

@@ -254,7 +254,7 @@ static void write_fields(xml_state *st, const etl_decoded_event *ev, const fmt_s
                 if (!(p = fmt_room(&st->out, need + FIELDS_ROOM, &limit))) return;
             }
             if (depth != 2) { /* the cached tag carries two tabs: other depths write their own */
-                size_t indent = depth < (int)sizeof tabs - 1 ? (size_t)depth : sizeof tabs - 1;
+                size_t indent = depth > 0 && depth < (int)sizeof tabs - 1 ? (size_t)depth : sizeof tabs - 1;
                 p = fmt_w_mem(p, tabs, indent);
                 open += 2, open_length -= 2;
             }

@@ -13,7 +13,7 @@
 
 #define EVENTS_NS "http://schemas.microsoft.com/win/2004/08/events"
 
-typedef struct xstr { const char *text; char id[16]; } xstr;
+typedef struct xstr { const char *text; char id[22]; } xstr;  /* "s" and up to 20 digits */
 
 struct provider_tables;
 

@@ -219,7 +219,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: gen_trace SOURCE.etl[.gz] OUT.etl COPIES | --mb SIZE\n");
         return 2;
     }
-    size_t len;
+    size_t len = 0;
     uint8_t *file = load(argv[1], &len);
     uint8_t *payload = malloc(MAX_BUFFER), *packed = malloc(MAX_BUFFER + MAX_BUFFER / 8 + 16);
     int32_t *head = malloc(sizeof(int32_t) << HASH_BITS);
