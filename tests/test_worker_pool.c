@@ -85,9 +85,7 @@ static int pipe_batch_end(void *state, etl_textbuf *out)
     pipe_worker *w = state;
     w->batch_ends++;
     if (out->length) return -1;  /* nothing may have been written to the batch directly */
-    etl_textbuf t = *out;
-    *out = w->held;
-    w->held = t;
+    etl_textbuf_swap(out, &w->held);
     etl_textbuf_reset(&w->held);
     return 0;
 }

@@ -72,13 +72,6 @@ typedef struct shared {
     int first_listed;
 } shared;
 
-static void exchange(etl_textbuf *a, etl_textbuf *b)
-{
-    etl_textbuf t = *a;
-    *a = *b;
-    *b = t;
-}
-
 /* What the writer kept goes to the batch: its memory when the batch has no text yet (no copy), else a copy.
  * A batch's first record gave the writer the batch's memory (worker_record) and the batch the writer's, so
  * the exchange gives each its own back: the batches' buffers stay the only large ones. */
@@ -87,7 +80,7 @@ static void hand_kept_text(worker *w, etl_textbuf *out)
     etl_textbuf *kept = w->kept;
     if (!kept || !kept->length) return;
     if (!out->length && !out->failed) {
-        exchange(kept, out);
+        etl_textbuf_swap(kept, out);
         etl_textbuf_reset(kept);
     } else {
         etl_textbuf_append(out, kept->data, kept->length);
@@ -163,7 +156,7 @@ static int worker_record(void *state, const etl_event_record *record, etl_textbu
     if (!w->own.filters_bound) etlconv_bind_filters(&w->own, record->header.timestamp);
     if (out) {
         if (w->batch != out) {  /* a batch begins: the writer renders into the batch's memory (see hand_kept_text) */
-            if (w->kept && !w->kept->length && !out->length) exchange(w->kept, out);
+            if (w->kept && !w->kept->length && !out->length) etl_textbuf_swap(w->kept, out);
             w->batch = out;
         }
         return etlconv_on_event(record, &w->own);

@@ -174,9 +174,7 @@ static int read_batch(etl_parallel *p, uint64_t seq, int *status)
  * (besides the ops' own, e.g. the CLI's writers'): each exchange swaps two. With `mu` held. */
 static void exchange_text(etl_textbuf *a, etl_textbuf *b)
 {
-    etl_textbuf t = *a;
-    *a = *b;
-    *b = t;
+    etl_textbuf_swap(a, b);
     etl_textbuf_reset(a);
     etl_textbuf_reset(b);
 }

@@ -34,6 +34,13 @@ static inline void etl_textbuf_append(etl_textbuf *b, const char *text, size_t n
 }
 
 static inline void etl_textbuf_putc(etl_textbuf *b, char c) { etl_textbuf_append(b, &c, 1); }
+/* Exchanges the two buffers' memory and contents (no copy). */
+static inline void etl_textbuf_swap(etl_textbuf *a, etl_textbuf *b)
+{
+    etl_textbuf t = *a;
+    *a = *b;
+    *b = t;
+}
 void etl_textbuf_printf(etl_textbuf *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
