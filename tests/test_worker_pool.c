@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -59,11 +60,17 @@ typedef struct pipe_worker {
     unsigned long rendered;   /* records it rendered (its batches') */
     const char *memories[16]; /* the distinct text memories it rendered into (up to 16) */
     size_t memory_count;
+    int owns_first;           /* it rendered the trace's first record */
+    unsigned long first_batch; /* then: the records of that first batch */
 } pipe_worker;
 
 typedef struct pipe_run {
     int keep_until_end;       /* render into the worker's own buffer, exchanged with the batch's at its end */
     unsigned threads;         /* 0: THREADS */
+    size_t batch_records;     /* 0: 7 */
+    etl_parallel *pipeline;
+    unsigned long listed;     /* records the reader listed so far */
+    int waiter_seen;          /* the reader saw a worker wait for its turn (hold_reader) */
     pipe_worker workers[THREADS];
     unsigned long sequence;   /* records numbered in the order the workers see them */
     unsigned long written;    /* lines the sink got in order */
@@ -84,6 +91,7 @@ static int pipe_batch_end(void *state, etl_textbuf *out)
 {
     pipe_worker *w = state;
     w->batch_ends++;
+    if (w->owns_first && !w->first_batch) w->first_batch = w->rendered;
     if (out->length) return -1;  /* nothing may have been written to the batch directly */
     etl_textbuf_swap(out, &w->held);
     etl_textbuf_reset(&w->held);
@@ -100,6 +108,7 @@ static int pipe_record(void *state, const etl_event_record *record, etl_textbuf 
         int n = snprintf(line, sizeof line, "%lu\n", w->observed);
         etl_textbuf *into = keeping ? &w->held : out;
         etl_textbuf_append(into, line, (size_t)n);
+        if (w->observed == 0) w->owns_first = 1;
         w->rendered++;
         size_t k = 0;
         while (k < w->memory_count && w->memories[k] != into->data) k++;
@@ -129,6 +138,18 @@ static int pipe_sink(void *ctx, const void *data, size_t length)
     return 0;
 }
 
+/* The reader, every record: all are listed (every worker numbers every record). At the 50th it waits (up to
+ * 10 s) until a worker waits for its turn. */
+static int pipe_listed_holding(void *ctx, const etl_event_record *record)
+{
+    (void)record;
+    pipe_run *run = ctx;
+    if (++run->listed == 50)
+        for (int ms = 0; ms < 10000 && !(run->waiter_seen = etl_parallel_turn_wanted(run->pipeline)); ms++)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+    return 1;
+}
+
 static void run_pipeline(etl_worker_pool *pool, pipe_run *run)
 {
     const char *paths[1] = {"testdata/tx/KernelNetwork.etl.gz"};
@@ -137,14 +158,18 @@ static void run_pipeline(etl_worker_pool *pool, pipe_run *run)
     assert_int_equal(etl_open(&trace, paths, 1, NULL, &err), ETL_OK);
     int keep = run->keep_until_end;
     unsigned threads = run->threads ? run->threads : THREADS;
+    size_t batch_records = run->batch_records ? run->batch_records : 7;  /* small batches: every worker owns many */
     memset(run, 0, sizeof *run);
     run->keep_until_end = keeping = keep;
     run->threads = threads;
-    etl_parallel_ops ops = {pipe_start, pipe_record, pipe_diagnostic, NULL, keep ? pipe_batch_end : NULL, NULL, NULL};
-    etl_parallel_config config = {threads, 7, 0, 0, pool};  /* small batches: every worker owns many */
+    run->batch_records = batch_records;
+    etl_parallel_ops ops = {pipe_start, pipe_record, pipe_diagnostic, NULL, keep ? pipe_batch_end : NULL,
+                            batch_records > 7 ? pipe_listed_holding : NULL, NULL};
+    etl_parallel_config config = {threads, batch_records, 0, 0, pool};
     etl_sink sink = {pipe_sink, run};
     etl_parallel *p = etl_parallel_start(&config, &ops, run, &sink);
     assert_non_null(p);
+    run->pipeline = p;
     int status;
     assert_int_equal(etl_parallel_pass(p, trace, &status), 0);
     assert_int_equal(status, ETL_OK);
@@ -220,6 +245,26 @@ static void test_batches_are_rendered_into_hot_memory(void **state)
     assert_int_equal(one.workers[0].memory_count, 1);
 }
 
+/* A reader ends its batch early (after at least 32 records) when another worker waits for the reader's turn, so
+ * the waiter does not idle for the rest of the batch's reading: the reader of the first batch holds at its 50th
+ * record until the other worker waits (it often waits sooner), and the batch ends at the 32nd to 50th record
+ * instead of at 1000. */
+static void test_a_waiting_worker_ends_the_readers_batch(void **state)
+{
+    (void)state;
+    static pipe_run two;
+    two.threads = 2;
+    two.batch_records = 1000;
+    two.keep_until_end = 1;
+    run_pipeline(NULL, &two);
+    keeping = 0;
+    assert_false(two.out_of_order);
+    assert_true(two.written > 2000);
+    assert_true(two.waiter_seen);
+    pipe_worker *first = two.workers[0].owns_first ? &two.workers[0] : &two.workers[1];
+    assert_in_range(first->first_batch, 32, 50);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -227,6 +272,7 @@ int main(void)
         cmocka_unit_test(test_pipeline_runs_on_a_kept_pool),
         cmocka_unit_test(test_batch_end_hands_over_the_text),
         cmocka_unit_test(test_batches_are_rendered_into_hot_memory),
+        cmocka_unit_test(test_a_waiting_worker_ends_the_readers_batch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,11 @@
  * and a wake-up per batch cost more than the wait (8,600 context switches in a -j 2 run of the 256 MB
  * compressed net.4.5.2.x86 copy). */
 #define SPIN_FOR_TURN 2000
+/* A reader ends its batch early, once it holds this many records, when another worker waits for the turn: the
+ * waiter reads the next batch at once instead of idling for the rest of this one's reading (net.4.5.x86 1 GB
+ * copy at -j 2: the workers waited 1.3 % of their time, 0.45 % with the cut; 30 k batches instead of 28 k). The
+ * floor keeps batches long enough that the turn's hand-over stays cheap. */
+#define CUT_MIN_RECORDS 32
 
 static inline void cpu_relax(void)
 {
@@ -56,6 +61,7 @@ struct etl_parallel {
     uint64_t next_write;
     unsigned ready;           /* workers that ran worker_start */
     _Atomic int reading;      /* a worker has the reader's turn (written under `mu`; read without it to spin) */
+    _Atomic int turn_wanted;  /* another worker waits for that turn (written under `mu`; the reader reads it) */
     int writing;              /* a worker has the writer's turn */
     int finished;             /* the trace was read to its end (or reading failed) */
     int process_status;       /* what the last etl_process returned */
@@ -145,7 +151,9 @@ static int on_read(const etl_event_record *record, void *arg)
     }
     if (p->ops->listed && p->ops->listed(p->ctx, record)) etl_batch_list_last(b);
     if (++p->read_records % PROGRESS_EVERY == 0 && p->ops->progress) p->ops->progress(p->ctx, p->read_records);
-    if (etl_batch_full(b)) etl_process_pause(p->trace);
+    if (etl_batch_full(b) ||
+        (b->count >= CUT_MIN_RECORDS && atomic_load_explicit(&p->turn_wanted, memory_order_relaxed)))
+        etl_process_pause(p->trace);
     return 0;
 }
 
@@ -255,6 +263,7 @@ static void take_part(etl_parallel *p, worker *w)
             etl_batch *b = &p->slots[seq % p->window];
             pthread_mutex_lock(&p->mu);
             p->reading = 0;
+            p->turn_wanted = 0;
             if (status != ETL_PAUSED) {
                 p->finished = 1;
                 p->process_status = status;
@@ -280,6 +289,7 @@ static void take_part(etl_parallel *p, worker *w)
         }
         if (p->finished && !p->reading) break;  /* and every published batch passed (above) */
         if (p->reading && !p->finished) {  /* the turn comes free within one batch's reading: wait awake */
+            p->turn_wanted = 1;  /* and the reader ends its batch soon (CUT_MIN_RECORDS) */
             pthread_mutex_unlock(&p->mu);
             /* meanwhile, decompress the buffers the reader will want next (a compressed trace's reading is
              * mostly decompression: its turns get shorter) */
@@ -391,6 +401,11 @@ int etl_parallel_finish(etl_parallel *p)
     if (p->running) etl_worker_pool_wait(p->pool);  /* the threads stay for the pool's next run */
     p->running = 0;
     return p->stop ? -1 : 0;
+}
+
+int etl_parallel_turn_wanted(const etl_parallel *p)
+{
+    return atomic_load_explicit(&p->turn_wanted, memory_order_relaxed);
 }
 
 void *etl_parallel_worker(const etl_parallel *p, unsigned index)

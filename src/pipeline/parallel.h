@@ -22,7 +22,7 @@
  * owner of the record raises them).
  *
  * Memory: `window` batches (default 4 x threads + 2); a batch holds at most `batch_records` records (default
- * 256) and at most `batch_bytes` of record bytes (default 1 MiB, plus one record of at most 64 KiB), plus the
+ * 256; a reader ends its batch after 32 when another worker waits for the turn) and at most `batch_bytes` of record bytes (default 1 MiB, plus one record of at most 64 KiB), plus the
  * text its owner rendered (the CLI's workers render a batch into their writer's buffer and exchange it with the
  * batch's at the end: batch_end). A worker renders each batch into the text memory of the last batch it
  * rendered, once that one was written: it is still in its core's cache (a slot's own memory comes round only
@@ -88,6 +88,8 @@ etl_parallel *etl_parallel_start(const etl_parallel_config *config, const etl_pa
 int etl_parallel_pass(etl_parallel *p, etl_trace *trace, int *process_status);
 /* Stops and joins the workers. 0, or -1 when the run failed. */
 int etl_parallel_finish(etl_parallel *p);
+/* 1 while a worker waits for the reader's turn: the reader then ends its batch once it holds 32 records. */
+int etl_parallel_turn_wanted(const etl_parallel *p);
 /* A worker's state (after etl_parallel_finish: its thread has ended); NULL when it never started. */
 void *etl_parallel_worker(const etl_parallel *p, unsigned index);
 void etl_parallel_free(etl_parallel *p);
