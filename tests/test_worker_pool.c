@@ -68,9 +68,10 @@ typedef struct pipe_run {
     int keep_until_end;       /* render into the worker's own buffer, exchanged with the batch's at its end */
     unsigned threads;         /* 0: THREADS */
     size_t batch_records;     /* 0: 7 */
+    int hold_reader;          /* list every record, holding the reader at the 50th (pipe_listed_holding) */
     etl_parallel *pipeline;
     unsigned long listed;     /* records the reader listed so far */
-    int waiter_seen;          /* the reader saw a worker wait for its turn (hold_reader) */
+    int waiter_seen;          /* hold_reader: the reader saw a worker wait for its turn */
     pipe_worker workers[THREADS];
     unsigned long sequence;   /* records numbered in the order the workers see them */
     unsigned long written;    /* lines the sink got in order */
@@ -159,12 +160,14 @@ static void run_pipeline(etl_worker_pool *pool, pipe_run *run)
     int keep = run->keep_until_end;
     unsigned threads = run->threads ? run->threads : THREADS;
     size_t batch_records = run->batch_records ? run->batch_records : 7;  /* small batches: every worker owns many */
+    int hold = run->hold_reader;
     memset(run, 0, sizeof *run);
     run->keep_until_end = keeping = keep;
     run->threads = threads;
     run->batch_records = batch_records;
+    run->hold_reader = hold;
     etl_parallel_ops ops = {pipe_start, pipe_record, pipe_diagnostic, NULL, keep ? pipe_batch_end : NULL,
-                            batch_records > 7 ? pipe_listed_holding : NULL, NULL};
+                            hold ? pipe_listed_holding : NULL, NULL};
     etl_parallel_config config = {threads, batch_records, 0, 0, pool};
     etl_sink sink = {pipe_sink, run};
     etl_parallel *p = etl_parallel_start(&config, &ops, run, &sink);
@@ -256,6 +259,7 @@ static void test_a_waiting_worker_ends_the_readers_batch(void **state)
     two.threads = 2;
     two.batch_records = 1000;
     two.keep_until_end = 1;
+    two.hold_reader = 1;
     run_pipeline(NULL, &two);
     keeping = 0;
     assert_false(two.out_of_order);

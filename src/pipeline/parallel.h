@@ -21,16 +21,16 @@
  * worker in the order one thread would print them; those raised while a worker only observes are dropped (the
  * owner of the record raises them).
  *
- * Memory: `window` batches (default 4 x threads + 2); a batch holds at most `batch_records` records (default
- * 256; a reader ends its batch after 32 when another worker waits for the turn) and at most `batch_bytes` of record bytes (default 1 MiB, plus one record of at most 64 KiB), plus the
- * text its owner rendered (the CLI's workers render a batch into their writer's buffer and exchange it with the
- * batch's at the end: batch_end). A worker renders each batch into the text memory of the last batch it
- * rendered, once that one was written: it is still in its core's cache (a slot's own memory comes round only
- * after `window` batches). Bound: window x (batch bytes + record headers and list + batch text) + N x (one
- * batch text being rendered + one batch text kept for the next batch + one decoder + one overlay registry:
- * what the trace teaches) + one base registry (the schemas the command line names,
- * parsed once and shared read-only by all workers; it was one full registry per worker) + one reader (and, for
- * compressed traces, the 4 MiB of payloads decompressed ahead: reader/prefetch.h).
+ * Memory: `window` batches (default 4 x threads + 2); a batch holds at most `batch_records` records (default 256; a
+ * reader ends its batch after 32 when another worker waits for the turn) and at most `batch_bytes` of record bytes
+ * (default 1 MiB, plus one record of at most 64 KiB), plus the text its owner rendered (the CLI's workers render a
+ * batch into their writer's buffer and exchange it with the batch's at the end: batch_end). A worker renders each
+ * batch into the text memory of the last batch it rendered, once that one was written: it is still in its core's
+ * cache (a slot's own memory comes round only after `window` batches). Bound: window x (batch bytes + record
+ * headers and list + batch text) + N x (one batch text being rendered + one batch text kept for the next batch +
+ * one decoder + one overlay registry: what the trace teaches) + one base registry (the schemas the command line
+ * names, parsed once and shared read-only by all workers; it was one full registry per worker) + one reader (and,
+ * for compressed traces, the 4 MiB of payloads decompressed ahead: reader/prefetch.h).
  *
  * Threads: a run starts its own N - 1 (joined by etl_parallel_finish), or runs on a pool of N - 1 kept across
  * runs (config.pool, pipeline/workers.h): --each converts every file on the same threads. */
