@@ -314,6 +314,9 @@ int etl_trace_stream_share(etl_trace *trace, size_t index, size_t run, unsigned 
  * etl_close, as long as the file is not changed meanwhile (a pipeline can then pass the pointers on instead of
  * copying the bytes; the record's own struct and its extended item array are still the callback's only). */
 int etl_trace_record_in_place(const etl_trace *trace, const etl_event_record *record);
+/* File `file_index`'s mapping, the range etl_trace_record_in_place tests (for a caller that tests every record
+ * and keeps it): 1 with *base and *size set, 0 when the file is not mapped or there is no such file. */
+int etl_trace_file_mapping(const etl_trace *trace, size_t file_index, const uint8_t **base, uint64_t *size);
 /* Another handle on the files of `trace` (no first pass handing buffers to it) for reading streams on another
  * thread: it shares the files and their buffer index (nothing is reopened or indexed again) and has stream
  * cursors, memory and counters of its own; it reads with the default options whatever `trace` was opened

@@ -29,12 +29,12 @@ typedef struct etl_sink {
 etl_sink etl_sink_stdio(FILE *stream);
 
 /* A sink that leaves text where the writer built it (issue 14, the -j pipeline): writers that build their
- * output in an etl_textbuf (src/util/textbuf.h) call keep() with that buffer instead of writing it, and the
- * caller takes the text later by exchanging the buffer's memory, without a copy. Bytes written otherwise go
- * to write(). etl_sink_keeper(k) is {etl_keeper_write, k}. */
+ * output in an etl_textbuf (src/util/textbuf.h) point `kept` at that buffer instead of writing it (at their
+ * first flush; fmt_buf_flush), and the caller takes the text later by exchanging the buffer's memory, without
+ * a copy. Bytes written otherwise go to write(). etl_sink_keeper(k) is {etl_keeper_write, k}. */
 struct etl_textbuf;
 typedef struct etl_text_keeper {
-    int (*keep)(void *ctx, struct etl_textbuf *text);        /* 0, or non-zero: the writer fails */
+    struct etl_textbuf *kept;  /* the writer's buffer, its text so far; NULL until its first flush */
     int (*write)(void *ctx, const void *data, size_t length);
     void *ctx;
 } etl_text_keeper;

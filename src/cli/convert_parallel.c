@@ -50,13 +50,12 @@ void etlconv_add_decode_stats(etl_decode_stats *sum, const etl_decode_stats *add
 }
 
 typedef struct worker {
-    /* its own cache lines: a worker writes its struct per event (keep_text, counts), its neighbour reads its own */
+    /* its own cache lines: a worker writes its struct per event (counts), its neighbour reads its own */
     ETL_CACHE_LINE_ALIGNED run own; /* this worker's run; own.decoder is the primary's for worker 0 */
     etl_schema_registry *registry;  /* workers 1..N-1 */
     etl_writer *batch_writer;       /* renders into its own buffer, which goes to the batch at its end */
     etl_textbuf *batch;
-    etl_textbuf *kept;              /* the writer's buffer (etl_sink_keeper): this batch's text so far */
-    etl_text_keeper keeper;
+    etl_text_keeper keeper;         /* keeper.kept: the writer's buffer, this batch's text so far */
     int stable_started;
 } worker;
 
@@ -77,7 +76,7 @@ typedef struct shared {
  * the exchange gives each its own back: the batches' buffers stay the only large ones. */
 static void hand_kept_text(worker *w, etl_textbuf *out)
 {
-    etl_textbuf *kept = w->kept;
+    etl_textbuf *kept = w->keeper.kept;
     if (!kept || !kept->length) return;
     if (!out->length && !out->failed) {
         etl_textbuf_swap(kept, out);
@@ -94,14 +93,6 @@ static int batch_sink_write(void *ctx, const void *data, size_t length)
     hand_kept_text(w, w->batch);  /* in order */
     etl_textbuf_append(w->batch, data, length);
     return w->batch->failed ? -1 : 0;
-}
-
-/* etl_sink_keeper: the event's text stays in the writer's buffer until the batch ends. */
-static int keep_text(void *ctx, etl_textbuf *text)
-{
-    worker *w = ctx;
-    w->kept = text;
-    return text->failed ? -1 : 0;
 }
 
 static int worker_batch_end(void *state, etl_textbuf *out)
@@ -141,7 +132,7 @@ static void *worker_start(void *ctx, unsigned index)
     etl_writer_options options = sh->primary->stable.writer;  /* what the run's own writer got */
     options.trace = sh->view;
     options.flush_every_event = 1;
-    w->keeper = (etl_text_keeper){keep_text, batch_sink_write, w};
+    w->keeper = (etl_text_keeper){NULL, batch_sink_write, w};  /* the event's text stays in the writer's buffer */
     etl_sink sink = etl_sink_keeper(&w->keeper);
     w->batch_writer = etl_writer_new(etl_writer_format_find(sh->primary->stable.format), &sink, &options);
     if (!w->batch_writer) return NULL;
@@ -156,7 +147,8 @@ static int worker_record(void *state, const etl_event_record *record, etl_textbu
     if (!w->own.filters_bound) etlconv_bind_filters(&w->own, record->header.timestamp);
     if (out) {
         if (w->batch != out) {  /* a batch begins: the writer renders into the batch's memory (see hand_kept_text) */
-            if (w->kept && !w->kept->length && !out->length) etl_textbuf_swap(w->kept, out);
+            etl_textbuf *kept = w->keeper.kept;
+            if (kept && !kept->length && !out->length) etl_textbuf_swap(kept, out);
             w->batch = out;
         }
         return etlconv_on_event(record, &w->own);

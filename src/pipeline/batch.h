@@ -10,6 +10,7 @@
 
 #include "etl/etl.h"
 #include "util/cache_line.h"
+#include "util/span.h"
 #include "util/textbuf.h"
 
 typedef struct etl_batch_place {
@@ -52,7 +53,7 @@ void etl_batch_reset(etl_batch *b);
 /* Whether [p, p + n) lies inside the record's raw bytes. */
 static inline int etl_batch_in_raw(const etl_event_record *r, const uint8_t *p, size_t n)
 {
-    return r->raw && p >= r->raw && (size_t)(p - r->raw) <= r->raw_size && n <= r->raw_size - (size_t)(p - r->raw);
+    return etl_span_holds(r->raw, r->raw_size, p, n);
 }
 
 /* etl_batch_add's general case: parts copied into the arena, extended items into the batch's own. */

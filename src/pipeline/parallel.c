@@ -35,6 +35,12 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* A file's mapping (etl_trace_file_mapping): the reader tests every record against it inline. */
+typedef struct mapping {
+    const uint8_t *base;  /* NULL: not mapped */
+    uint64_t size;
+} mapping;
+
 typedef struct worker {
     etl_parallel *p;
     void *state;
@@ -69,6 +75,8 @@ struct etl_parallel {
     /* the reading worker's (its turn under `mu` passes them on) */
     etl_batch *filling;
     uint64_t read_records;
+    mapping *maps;            /* the trace's files' (etl_parallel_pass) */
+    size_t map_count;
 };
 
 /* What a diagnostic raised on this thread belongs to (etl_parallel_defer_diagnostic). */
@@ -140,11 +148,18 @@ static int run_batch(worker *w, etl_batch *b, int own)
 
 /* ---- reading: one worker at a time ---------------------------------------------------------------------- */
 
+/* etl_trace_record_in_place, inline: a call per record cost 29 instructions (net.4.5.x86, one worker). */
+static inline int in_place(const etl_parallel *p, const etl_event_record *r)
+{
+    const mapping *m = r->file_index < p->map_count ? &p->maps[r->file_index] : NULL;
+    return m && etl_span_holds(m->base, m->size, r->raw, r->raw_size);
+}
+
 static int on_read(const etl_event_record *record, void *arg)
 {
     etl_parallel *p = arg;
     etl_batch *b = p->filling;
-    if (etl_batch_add(b, record, etl_trace_record_in_place(p->trace, record)) != 0) {
+    if (etl_batch_add(b, record, in_place(p, record)) != 0) {
         fprintf(stderr, "etlconv: out of memory\n");
         stop_run(p);
         return 1;
@@ -325,6 +340,18 @@ static void worker_main(void *arg, unsigned index)
 
 int etl_parallel_pass(etl_parallel *p, etl_trace *trace, int *process_status)
 {
+    size_t files = etl_trace_file_count(trace);
+    mapping *maps = calloc(files ? files : 1, sizeof *maps);
+    if (!maps) {
+        fprintf(stderr, "etlconv: out of memory\n");
+        *process_status = ETL_STOPPED;
+        return -1;
+    }
+    for (size_t i = 0; i < files; i++)
+        if (!etl_trace_file_mapping(trace, i, &maps[i].base, &maps[i].size)) maps[i].base = NULL;
+    free(p->maps);
+    p->maps = maps;
+    p->map_count = files;
     pthread_mutex_lock(&p->mu);
     p->trace = trace;
     pthread_cond_broadcast(&p->cv);
@@ -425,6 +452,7 @@ void etl_parallel_free(etl_parallel *p)
     for (unsigned i = 0; p->workers && i < p->threads; i++) etl_textbuf_free(&p->workers[i].spare);
     free(p->slots);
     free(p->workers);
+    free(p->maps);
     pthread_cond_destroy(&p->cv);
     pthread_mutex_destroy(&p->mu);
     free(p);

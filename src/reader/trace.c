@@ -19,6 +19,7 @@
 #include "reader/prefetch.h"
 #include "reader/record.h"
 #include "reader/trace_internal.h"
+#include "util/span.h"
 
 void etl_trace_diag(etl_trace *t, etl_severity severity, int code, uint32_t file_index, uint64_t offset,
                     const char *fmt, ...)
@@ -367,12 +368,19 @@ etl_trace *etl_trace_view(const etl_trace *t)
     return v;
 }
 
+int etl_trace_file_mapping(const etl_trace *t, size_t file_index, const uint8_t **base, uint64_t *size)
+{
+    if (!t || file_index >= t->file_count || !t->files[file_index].input.map) return 0;
+    *base = t->files[file_index].input.map;
+    *size = t->files[file_index].input.size;
+    return 1;
+}
+
 int etl_trace_record_in_place(const etl_trace *t, const etl_event_record *r)
 {
-    if (!t || !r || !r->raw || r->file_index >= t->file_count) return 0;
-    const etl_input *in = &t->files[r->file_index].input;
-    return in->map && r->raw >= in->map && (uint64_t)(r->raw - in->map) <= in->size &&
-           r->raw_size <= in->size - (uint64_t)(r->raw - in->map);
+    const uint8_t *base;
+    uint64_t size;
+    return r && etl_trace_file_mapping(t, r->file_index, &base, &size) && etl_span_holds(base, size, r->raw, r->raw_size);
 }
 
 etl_trace *etl_trace_stream_reader(const etl_trace *t)
