@@ -183,7 +183,7 @@ typedef struct etl_event_record {
     uint16_t wpp_option_flags;   /* MESSAGE: OptionFlags */
     uint32_t file_index;         /* which input file (order given to etl_open) */
     uint64_t file_offset;        /* byte offset of the record's buffer in that file */
-    uint32_t record_offset;      /* offset of the record inside the (decompressed) buffer */
+    uint32_t record_offset;      /* offset of the record in its (decompressed) buffer, after the 0x48-byte header */
     const uint8_t *raw;          /* the whole record as stored (header included) */
     uint32_t raw_size;
 } etl_event_record;
