@@ -60,9 +60,9 @@ const char *fmt_buf_cstr(fmt_buf *tb)
 int fmt_buf_flush(fmt_buf *tb, const etl_sink *sink)
 {
     if (sink->write == etl_keeper_write) {  /* -j: the text stays in tb (etl_sink_keeper) */
-        etl_text_keeper *k = sink->ctx;
-        k->kept = tb;
-        return tb->failed ? -1 : 0;
+        if (tb->failed) return -1;
+        ((etl_text_keeper *)sink->ctx)->kept = tb;
+        return 0;
     }
     int rc = tb->failed ? -1 : 0;
     if (rc == 0 && tb->length > 0 && sink->write(sink->ctx, tb->data, tb->length) != 0) rc = -1;

@@ -344,6 +344,7 @@ int etl_parallel_pass(etl_parallel *p, etl_trace *trace, int *process_status)
     mapping *maps = calloc(files ? files : 1, sizeof *maps);
     if (!maps) {
         fprintf(stderr, "etlconv: out of memory\n");
+        stop_run(p);
         *process_status = ETL_STOPPED;
         return -1;
     }
