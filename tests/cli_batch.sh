@@ -26,7 +26,8 @@ check "$(cat "$T/ps")" "0 0 15 0 " "powershell.etl: 1 kernel tick = 15 ms (15.62
 
 # --- pipes ------------------------------------------------------------------------------------------------
 # Spooled stdin goes to $TMPDIR: a folder of this script's own, so another run at once (CI runs make check and
-# make sanitize together) cannot leave a copy there while we look.
+# make sanitize together) cannot leave a copy there while we look. It stays so to the end: unsetting it would
+# drop a TMPDIR the caller gave.
 mkdir "$T/spool"; export TMPDIR="$T/spool"
 $ETLCONV testdata/tx/KernelNetwork.etl.gz -of table > "$T/file.txt"
 gzip -dc testdata/tx/KernelNetwork.etl.gz | $ETLCONV - -of table > "$T/pipe.txt"; check $? 0 "zcat trace | etlconv - exits 0"
@@ -39,7 +40,6 @@ $ETLCONV "$T/fifo" -of table > "$T/fifo.txt"; cmp -s "$T/file.txt" "$T/fifo.txt"
 gzip -dc $P | $ETLCONV - testdata/tx/KernelNetwork.etl.gz -of table > "$T/mixed.txt"
 $ETLCONV $P testdata/tx/KernelNetwork.etl.gz -of table | cmp -s - "$T/mixed.txt"; ok $? "stdin merged with a file the same as two files"
 check "$(ls "$TMPDIR" | grep -c "^etlconv-input-")" 0 "no spooled copies left in \$TMPDIR"
-unset TMPDIR
 printf '' | $ETLCONV - 2> "$T/err"; check $? 2 "empty stdin: exit 2"
 grep -q "stdin: empty input" "$T/err"; ok $? "... saying so"
 $ETLCONV - - < $P 2> "$T/err"; check $? 2 "stdin named twice: exit 2"

@@ -348,8 +348,8 @@ int etl_parallel_pass(etl_parallel *p, etl_trace *trace, int *process_status)
         *process_status = ETL_STOPPED;
         return -1;
     }
-    for (size_t i = 0; i < files; i++)
-        if (!etl_trace_file_mapping(trace, i, &maps[i].base, &maps[i].size)) maps[i].base = NULL;
+    for (size_t i = 0; i < files; i++)  /* an unmapped file's entry stays {NULL, 0}: nothing is in place there */
+        etl_trace_file_mapping(trace, i, &maps[i].base, &maps[i].size);
     free(p->maps);
     p->maps = maps;
     p->map_count = files;
