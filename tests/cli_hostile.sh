@@ -2,7 +2,7 @@
 # Hostile and damaged input through the command line (issue 11): what the reader cannot use is reported on
 # stderr with the file and offset, exit 1, and the rest still converted. Damaged copies of corpus traces are
 # made here with python3. BondEtwSample (tx) carries one EventSource manifest in one chunk (envelope
-# 01 01 00 5B, TotalChunks 1) in its second 1 MiB buffer, at offset 0x100000.
+# 01 01 00 5B, TotalChunks 1) in its second 1 MiB buffer (offset 0x100000).
 . tests/tap_helpers.sh
 B=testdata/tx/BondEtwSample.etl.gz
 gzip -dc $B > "$T/bond.etl"
@@ -24,8 +24,21 @@ all=$(events "$T/bond.json")
 for c in refused:"refused (" incomplete:"never completed (1 of 2 chunks"; do
   name=${c%%:*} text=${c#*:}
   $ETLCONV -of json "$T/es_$name.etl" > "$T/$name.json" 2> "$T/$name.err"; check $? 1 "EventSource manifest $name: exit 1"
-  grep -q "warning: $T/es_$name.etl: offset 0x100000: EventSource manifest of {4f8f06bf-8261-4099-ae5f-07c54bbcfab3} $text" \
-    "$T/$name.err"; ok $? "... reported with file, buffer offset and provider"
+  at=$(sed -n "s|^etlconv: warning: $T/es_$name.etl: offset \(0x[0-9a-f]*\): EventSource manifest of {4f8f06bf-8261-4099-ae5f-07c54bbcfab3} $text.*|\1|p" \
+    "$T/$name.err")
+  [ -n "$at" ]; ok $? "... reported with file, offset and provider"
+  # The offset names the record carrying the chunk: an EVENT_HEADER record of that provider, in the second
+  # 1 MiB buffer (after its 0x48-byte header), whose bytes hold the manifest.
+  python3 - "$T/es_$name.etl" "$at" <<'PY'
+import sys, struct, uuid
+d = open(sys.argv[1], 'rb').read(); at = int(sys.argv[2], 16)
+size, htype = struct.unpack_from('<HH', d, at)
+guid = uuid.UUID(bytes_le=d[at + 0x18:at + 0x28])
+i = d.find(b'umentationManifest', at)  # the refused copy has '<!!!trumentation...'
+sys.exit(0 if 0x100048 <= at < 0x200000 and htype >> 8 == 0xC0 and
+         str(guid) == '4f8f06bf-8261-4099-ae5f-07c54bbcfab3' and at < i < at + size else 1)
+PY
+  ok $? "... at the byte where that provider's record starts ($at)"
   check "$(events "$T/$name.json")" "$all" "... every event still converted"
 done
 
@@ -54,6 +67,50 @@ done
 check "$(grep -c '"error":"[^"]*truncated: more than 256 array elements that occupy no payload bytes' "$T/amp.json")" 3 \
   "... the events with zero-width elements are marked as truncated, with the reason"
 check "$(grep -c '^{' "$T/amp.json")" 7 "... and every event is still written"
+
+# --- a decode error names the record's place in the file ---------------------------------------------
+# Checked against the file's own bytes (etl-format.md §1.2, §2): in a plain buffer the offset is the record's
+# first byte (its EVENT_HEADER names the provider at +0x18; its buffer's header the CPU at +0x28); in a
+# compressed one (net.4.5.2.x86, relogged) it is the buffer's header (flag 0x40, CPU at +0x28, the record's
+# place within the valid bytes at +0x30). A manifest whose template wants 8 more bytes than Immersive-Shell's
+# event 191 carries makes the compressed trace's errors.
+cat > "$T/shell.man" <<'MAN'
+<?xml version="1.0" encoding="utf-8"?>
+<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
+    xmlns:win="http://manifests.microsoft.com/win/2004/08/windows/events"><instrumentation><events>
+ <provider name="Microsoft-Windows-Immersive-Shell" guid="{315a8872-923e-4ea2-9889-33cd4754bf64}" symbol="S">
+  <templates><template tid="T"><data name="Message" inType="win:UInt32"/><data name="More" inType="win:UInt64"/>
+  </template></templates>
+  <events><event value="191" version="0" template="T" symbol="E"/></events>
+ </provider></events></instrumentation></instrumentationManifest>
+MAN
+gzip -dc $P > "$T/prim.etl"; gzip -dc testdata/perfview/net.4.5.2.x86.etl.gz > "$T/n452.etl"
+$ETLCONV -q --no-trace-schemas -import "$T/shell.man" -of json "$T/n452.etl" -j 2 > "$T/shell.json"
+check $? 1 "Immersive-Shell events that do not fit the template: exit 1"
+python3 - "$T/prim.etl" "$T/amp.json" "$T/n452.etl" "$T/shell.json" <<'PY'
+import sys, json, re, struct, uuid
+def check(trace, out, compressed):
+    d = open(trace, 'rb').read(); n = bad = 0
+    for line in open(out):
+        ev = json.loads(line)
+        if 'error' not in ev or 'record at file' not in ev['error']: continue
+        m = re.search(r'record at file 0 offset 0x([0-9a-f]+)( \(compressed buffer, record 0x([0-9a-f]+) bytes into '
+                      r'its decompressed records\))?, ', ev['error'])
+        n += 1
+        if not m or bool(m.group(2)) != compressed: bad += 1; continue
+        at = int(m.group(1), 16)
+        if compressed:
+            flags, = struct.unpack_from('<H', d, at + 0x34); valid, = struct.unpack_from('<I', d, at + 0x30)
+            ok = flags & 0x40 and 0x48 + int(m.group(3), 16) < valid and d[at + 0x28] == ev['cpu']
+        else:
+            size, = struct.unpack_from('<I', d, 0); buf = at - at % size  # plain buffers: all one size
+            ok = (str(uuid.UUID(bytes_le=d[at + 0x18:at + 0x28])) == ev['provider_guid'].strip('{}') and
+                  at >= buf + 0x48 and d[buf + 0x28] == ev['cpu'])
+        bad += not ok
+    print(f'# {out}: {n} errors, {bad} wrongly placed'); return n > 0 and bad == 0
+sys.exit(0 if check(sys.argv[1], sys.argv[2], False) and check(sys.argv[3], sys.argv[4], True) else 1)
+PY
+ok $? "... each error names the record's file offset (plain) or its buffer and place (compressed)"
 
 # --- output contract -----------------------------------------------------------------------------------
 # An output that names an input or the -import manifest is refused even with -y (device + inode: other

@@ -177,6 +177,7 @@ typedef struct etl_event_record {
     /* Beyond EVENT_RECORD: where the record came from and how to read it. */
     etl_header_kind kind;
     uint8_t pointer_size;        /* 4 or 8, from the header type */
+    uint8_t buffer_compressed;   /* 1: the buffer is compressed in the file, record_offset counts in its payload */
     int64_t raw_timestamp;       /* timestamp as stored, whatever the mode */
     uint16_t kernel_group;       /* SYSTEM/COMPACT/PERFINFO: Group byte of the HookId; else 0xFFFF */
     uint32_t wpp_sequence;       /* MESSAGE: sequence number when present */
@@ -191,6 +192,14 @@ typedef struct etl_event_record {
 /* The SID of the record's SID extended item (MS-DTYP 2.4.2.2: revision, sub-authority count <= 15, 6-byte
  * authority, the sub-authorities), with its exact size in *size; NULL when there is none or it is malformed. */
 const uint8_t *etl_record_sid(const etl_event_record *record, size_t *size);
+
+/* The byte offset in its file to name in a message about `record`: where its bytes start for a plain buffer
+ * (the buffer, its 0x48-byte header, then record_offset); the buffer's own offset for a compressed one, whose
+ * records exist only once decompressed. */
+uint64_t etl_record_file_position(const etl_event_record *record);
+/* "offset 0x..." naming that position; for a compressed buffer followed by " (compressed buffer, record 0x...
+ * bytes into its decompressed records)". Returns what snprintf returns. */
+int etl_record_position_text(const etl_event_record *record, char *out, size_t size);
 
 /* ---- log-file header ------------------------------------------------------------------------------- */
 

@@ -119,7 +119,7 @@ static int note_process_bounds(etl_decoder *d, const etl_event_record *rec, int 
 {
     if (rc != ETL_OK || d->process_bounds_warned || !etl_process_table_dropped(d->processes)) return rc;
     d->process_bounds_warned = 1;
-    report_warning(d, rec->file_index, rec->file_offset + rec->record_offset,
+    report_warning(d, rec->file_index, etl_record_file_position(rec),
                    "the process table is full (bounded against hostile traces): later process or thread "
                    "starts are left out, their events may show no or an older process name");
     return ETL_OK;
@@ -485,9 +485,10 @@ static int format_message(etl_decoder *d, etl_decoded_event *ev, const etl_event
 static void set_error(etl_decoder *d, etl_decoded_event *ev, const char *why)
 {
     const etl_event_record *rec = ev->record;
-    snprintf(d->error, sizeof d->error, "%s record at file %u offset 0x%llx, %s/%s: %s",
-             etl_header_kind_name(rec->kind), rec->file_index,
-             (unsigned long long)(rec->file_offset + rec->record_offset), ev->provider_name, ev->event_name, why);
+    char at[96];
+    etl_record_position_text(rec, at, sizeof at);
+    snprintf(d->error, sizeof d->error, "%s record at file %u %s, %s/%s: %s", etl_header_kind_name(rec->kind),
+             rec->file_index, at, ev->provider_name, ev->event_name, why);
     for (char *c = d->error; *c; c++) /* names come from the trace: keep the reason on one line */
         if ((unsigned char)*c < 0x20 || *c == 0x7F) *c = ' ';
     etl_utf8_trim_partial(d->error);

@@ -335,6 +335,7 @@ int etl_stable_apply(etl_stable *s, const etl_decoded_event *in, const etl_decod
     s->record.wpp_sequence = 0;
     s->record.file_offset = 0;
     s->record.record_offset = 0;
+    s->record.buffer_compressed = 0;
     s->record.file_index = 0;
     /* Extended data: only the related activity id survives (SIDs, stacks, session ids are machine facts). */
     etl_guid related;

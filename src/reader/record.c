@@ -3,6 +3,9 @@
 #include "reader/record.h"
 
 #include "reader/record_parse.h"
+#include "reader/trace_internal.h"
+
+#include <stdio.h>
 
 etl_record_result etl_record_parse(const uint8_t *payload, size_t end, size_t off, uint8_t file_pointer_size,
                                    etl_event_record *rec, etl_extended_item *items, size_t max_items,
@@ -23,4 +26,18 @@ const uint8_t *etl_record_sid(const etl_event_record *r, size_t *size)
         return x->data;
     }
     return NULL;
+}
+
+uint64_t etl_record_file_position(const etl_event_record *r)
+{
+    return r->buffer_compressed ? r->file_offset : r->file_offset + ETL_BUFFER_HEADER_SIZE + r->record_offset;
+}
+
+int etl_record_position_text(const etl_event_record *r, char *out, size_t size)
+{
+    unsigned long long at = etl_record_file_position(r);
+    if (r->buffer_compressed)
+        return snprintf(out, size, "offset 0x%llx (compressed buffer, record 0x%x bytes into its decompressed records)",
+                        at, (unsigned)r->record_offset);
+    return snprintf(out, size, "offset 0x%llx", at);
 }

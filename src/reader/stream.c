@@ -232,6 +232,7 @@ static int position(etl_trace *t, etl_stream *s)
             rec->buffer_context.logger_id = s->current->logger_id;
             rec->file_index = s->file_index;
             rec->file_offset = s->current->offset;
+            rec->buffer_compressed = (s->current->flags & ETL_BUFFER_FLAG_COMPRESSED) != 0;
             s->key_filetime = etl_clock_to_filetime(&f->clock, rec->raw_timestamp);
             rec->header.timestamp = (t->options.flags & ETL_OPEN_RAW_TIMESTAMP) ? rec->raw_timestamp : s->key_filetime;
             s->has_record = 1;
@@ -278,6 +279,7 @@ int etl_stream_make_resident(etl_trace *t, etl_stream *s)
             s->record.buffer_context = kept.buffer_context;
             s->record.file_index = kept.file_index;
             s->record.file_offset = kept.file_offset;
+            s->record.buffer_compressed = kept.buffer_compressed;
             return ETL_OK;
         }
     }

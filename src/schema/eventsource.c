@@ -101,8 +101,8 @@ void etl_eventsource_set_report(etl_eventsource_state *state, etl_eventsource_re
     state->report_ctx = ctx;
 }
 
-/* The file offset of the record's buffer: a real file position even when the buffer is compressed. */
-static uint64_t record_offset(const etl_event_record *r) { return r->file_offset; }
+/* Where the record lies in its file (its buffer's offset when the buffer is compressed). */
+static uint64_t record_offset(const etl_event_record *r) { return etl_record_file_position(r); }
 
 /* One line about the manifest of `provider`; its events stay undecoded. */
 static void report(etl_eventsource_state *s, uint32_t file_index, uint64_t offset, const etl_guid *provider,
