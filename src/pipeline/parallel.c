@@ -10,6 +10,7 @@
 
 #include "pipeline/batch.h"
 #include "pipeline/workers.h"
+#include "util/cache_line.h"
 
 /* 256 records: a batch's records, payloads and text (about 0.4 MB on net.4.5.x86) stay in the renderer's L2
  * cache between reading and rendering; 1024 took 12-13 % more CPU at -j 2 (perf, 8 alternating runs on the
@@ -72,8 +73,9 @@ struct etl_parallel {
     int finished;             /* the trace was read to its end (or reading failed) */
     int process_status;       /* what the last etl_process returned */
     int closed, stop;
-    /* the reading worker's (its turn under `mu` passes them on) */
-    etl_batch *filling;
+    /* the reading worker's, used at every record (its turn under `mu` passes them on): on a line of their own,
+     * or each ++read_records took the line from a worker spinning on `reading` and gave it back */
+    ETL_CACHE_LINE_ALIGNED etl_batch *filling;
     uint64_t read_records;
     mapping *maps;            /* the trace's files' (etl_parallel_pass) */
     size_t map_count;
@@ -372,7 +374,7 @@ int etl_parallel_pass(etl_parallel *p, etl_trace *trace, int *process_status)
 etl_parallel *etl_parallel_start(const etl_parallel_config *config, const etl_parallel_ops *ops, void *ctx,
                                  const etl_sink *sink)
 {
-    etl_parallel *p = calloc(1, sizeof *p);
+    etl_parallel *p = etl_calloc_lines(1, sizeof *p);
     if (!p) {
         fprintf(stderr, "etlconv: out of memory\n");
         return NULL;
