@@ -32,10 +32,10 @@ for c in refused:"refused (" incomplete:"never completed (1 of 2 chunks"; do
   python3 - "$T/es_$name.etl" "$at" <<'PY'
 import sys, struct, uuid
 d = open(sys.argv[1], 'rb').read(); at = int(sys.argv[2], 16)
-size, htype = struct.unpack_from('<HH', d, at)
+size, htype = struct.unpack_from('<HH', d, at)  # EVENT_HEADER: HeaderType 0x12/0x13, marker 0xC0
 guid = uuid.UUID(bytes_le=d[at + 0x18:at + 0x28])
 i = d.find(b'umentationManifest', at)  # the refused copy has '<!!!trumentation...'
-sys.exit(0 if 0x100048 <= at < 0x200000 and htype >> 8 == 0xC0 and
+sys.exit(0 if 0x100048 <= at < 0x200000 and htype in (0xC012, 0xC013) and
          str(guid) == '4f8f06bf-8261-4099-ae5f-07c54bbcfab3' and at < i < at + size else 1)
 PY
   ok $? "... at the byte where that provider's record starts ($at)"
@@ -69,8 +69,9 @@ check "$(grep -c '"error":"[^"]*truncated: more than 256 array elements that occ
 check "$(grep -c '^{' "$T/amp.json")" 7 "... and every event is still written"
 
 # --- a decode error names the record's place in the file ---------------------------------------------
-# Checked against the file's own bytes (etl-format.md §1.2, §2): in a plain buffer the offset is the record's
-# first byte (its EVENT_HEADER names the provider at +0x18; its buffer's header the CPU at +0x28); in a
+# Checked against the file's own bytes (etl-format.md §1.2, §2.9): in a plain buffer the offset is the record's
+# first byte (its EVENT_HEADER holds the event's raw timestamp at +0x10 and its provider at +0x18; its buffer's
+# header the CPU at +0x28); in a
 # compressed one (net.4.5.2.x86, relogged) it is the buffer's header (flag 0x40, CPU at +0x28, the record's
 # place within the valid bytes at +0x30). A manifest whose template wants 8 more bytes than Immersive-Shell's
 # event 191 carries makes the compressed trace's errors.
@@ -90,7 +91,7 @@ check $? 1 "Immersive-Shell events that do not fit the template: exit 1"
 python3 - "$T/prim.etl" "$T/amp.json" "$T/n452.etl" "$T/shell.json" <<'PY'
 import sys, json, re, struct, uuid
 def check(trace, out, compressed):
-    d = open(trace, 'rb').read(); n = bad = 0
+    d = open(trace, 'rb').read(); n = bad = 0; places = set()
     for line in open(out):
         ev = json.loads(line)
         if 'error' not in ev or 'record at file' not in ev['error']: continue
@@ -105,9 +106,11 @@ def check(trace, out, compressed):
         else:
             size, = struct.unpack_from('<I', d, 0); buf = at - at % size  # plain buffers: all one size
             ok = (str(uuid.UUID(bytes_le=d[at + 0x18:at + 0x28])) == ev['provider_guid'].strip('{}') and
+                  struct.unpack_from('<q', d, at + 0x10)[0] == ev['timestamp'] and d[at + 2] in (0x12, 0x13) and
                   at >= buf + 0x48 and d[buf + 0x28] == ev['cpu'])
         bad += not ok
-    print(f'# {out}: {n} errors, {bad} wrongly placed'); return n > 0 and bad == 0
+        places.add(m.group(0))
+    print(f'# {out}: {n} errors, {bad} wrongly placed, {len(places)} places'); return n > 0 and bad == 0 and len(places) == n
 sys.exit(0 if check(sys.argv[1], sys.argv[2], False) and check(sys.argv[3], sys.argv[4], True) else 1)
 PY
 ok $? "... each error names the record's file offset (plain) or its buffer and place (compressed)"

@@ -284,12 +284,41 @@ static void test_walk_boundaries(void **state)
     assert_int_equal(parse(0x40), ETL_RECORD_BAD);
 }
 
+/* What a message names for a record (etl_record_place_*): its first byte in the file for a plain buffer (the
+ * buffer, its 0x48-byte header, record_offset), the buffer and the record's place in its decompressed records
+ * for a compressed one. */
+static void test_place_in_file(void **state)
+{
+    (void)state;
+    char text[128];
+    etl_event_record plain = {0};
+    plain.file_index = 2;
+    plain.file_offset = 0x30000;
+    plain.record_offset = 0x1F8;
+    etl_record_place at = etl_record_place_of(&plain);
+    assert_int_equal(at.file_index, 2);
+    assert_int_equal(etl_record_place_offset(&at), 0x30240);
+    assert_int_equal(etl_record_place_text(&at, text, sizeof text), (int)strlen("offset 0x30240"));
+    assert_string_equal(text, "offset 0x30240");
+    etl_event_record packed = plain;
+    packed.buffer_compressed = 1;
+    packed.file_offset = 0x5907A;
+    packed.record_offset = 0x4F90;
+    at = etl_record_place_of(&packed);
+    assert_int_equal(etl_record_place_offset(&at), 0x5907A);
+    etl_record_place_text(&at, text, sizeof text);
+    assert_string_equal(text, "offset 0x5907a (compressed buffer, record 0x4f90 bytes into its decompressed records)");
+    etl_record_place_text(&at, text, 12);  /* cut to the room given, terminated */
+    assert_string_equal(text, "offset 0x59");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_system_and_compact),     cmocka_unit_test(test_perfinfo_and_kernel_extensions),
         cmocka_unit_test(test_classic_and_instance),   cmocka_unit_test(test_event_header_and_items),
         cmocka_unit_test(test_wpp_message),            cmocka_unit_test(test_walk_boundaries),
+        cmocka_unit_test(test_place_in_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -193,13 +193,22 @@ typedef struct etl_event_record {
  * authority, the sub-authorities), with its exact size in *size; NULL when there is none or it is malformed. */
 const uint8_t *etl_record_sid(const etl_event_record *record, size_t *size);
 
-/* The byte offset in its file to name in a message about `record`: where its bytes start for a plain buffer
- * (the buffer, its 0x48-byte header, then record_offset); the buffer's own offset for a compressed one, whose
- * records exist only once decompressed. */
-uint64_t etl_record_file_position(const etl_event_record *record);
-/* "offset 0x..." naming that position; for a compressed buffer followed by " (compressed buffer, record 0x...
+/* Where a record lies, kept to name it in a message (also after the record is gone). */
+typedef struct etl_record_place {
+    uint64_t file_offset;        /* its buffer's offset in the file */
+    uint32_t file_index;
+    uint32_t record_offset;      /* in the (decompressed) buffer, after the 0x48-byte header */
+    uint8_t buffer_compressed;
+} etl_record_place;
+
+etl_record_place etl_record_place_of(const etl_event_record *record);
+/* The byte offset in the file to name: where the record's bytes start for a plain buffer (the buffer, its
+ * 0x48-byte header, then record_offset); the buffer's own offset for a compressed one, whose records exist only
+ * once decompressed. */
+uint64_t etl_record_place_offset(const etl_record_place *place);
+/* "offset 0x..." naming that offset; for a compressed buffer followed by " (compressed buffer, record 0x...
  * bytes into its decompressed records)". Returns what snprintf returns. */
-int etl_record_position_text(const etl_event_record *record, char *out, size_t size);
+int etl_record_place_text(const etl_record_place *place, char *out, size_t size);
 
 /* ---- log-file header ------------------------------------------------------------------------------- */
 

@@ -39,7 +39,8 @@ static void report_decode_error(run *r, const etl_event_record *record, const ch
     const char *path = etl_trace_file_path(r->trace, record->file_index);
     char line[800];
     snprintf(line, sizeof line, "%s: %s", path ? path : "trace", why);
-    etl_diagnostic d = {ETL_WARNING, ETL_ERR_SCHEMA, record->file_index, etl_record_file_position(record), line};
+    etl_record_place at = etl_record_place_of(record);
+    etl_diagnostic d = {ETL_WARNING, ETL_ERR_SCHEMA, record->file_index, etl_record_place_offset(&at), line};
     on_diagnostic(&d, r);
 }
 

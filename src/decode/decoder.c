@@ -94,23 +94,24 @@ static const char *display_name(const char *name)
 static const char *const keyword_bit_names[8] = {"Response Time", "WDI Context",   "WDI Diag",          "SQM",
                                                  "Audit Failure", "Audit Success", "Correlation Hint", "Classic"};
 
-/* A warning naming the file and the offset of the event that showed it. */
-static void report_warning(etl_decoder *d, uint32_t file_index, uint64_t offset, const char *message)
+/* A warning naming the file and the place of the event that showed it. */
+static void report_warning(etl_decoder *d, const etl_record_place *at, const char *message)
 {
     if (!d->on_diagnostic) return;
-    const char *path = etl_trace_file_path(d->trace, file_index);
-    char line[900];
-    snprintf(line, sizeof line, "%s: offset 0x%llx: %s", path ? path : "trace", (unsigned long long)offset, message);
-    etl_diagnostic diag = {ETL_WARNING, ETL_ERR_SCHEMA, file_index, offset, line};
+    const char *path = etl_trace_file_path(d->trace, at->file_index);
+    char place[96], line[1000];
+    etl_record_place_text(at, place, sizeof place);
+    snprintf(line, sizeof line, "%s: %s: %s", path ? path : "trace", place, message);
+    etl_diagnostic diag = {ETL_WARNING, ETL_ERR_SCHEMA, at->file_index, etl_record_place_offset(at), line};
     d->on_diagnostic(&diag, d->diagnostic_ctx);
 }
 
 /* A schema the trace carries was lost. */
-static void report_schema_lost(void *ctx, uint32_t file_index, uint64_t offset, const char *message)
+static void report_schema_lost(void *ctx, const etl_record_place *at, const char *message)
 {
     etl_decoder *d = ctx;
     d->stats.trace_schemas_lost++;
-    report_warning(d, file_index, offset, message);
+    report_warning(d, at, message);
 }
 
 /* The process table learns from every record; once it leaves something out (its bounds, process_table.c), one
@@ -119,7 +120,8 @@ static int note_process_bounds(etl_decoder *d, const etl_event_record *rec, int 
 {
     if (rc != ETL_OK || d->process_bounds_warned || !etl_process_table_dropped(d->processes)) return rc;
     d->process_bounds_warned = 1;
-    report_warning(d, rec->file_index, etl_record_file_position(rec),
+    etl_record_place at = etl_record_place_of(rec);
+    report_warning(d, &at,
                    "the process table is full (bounded against hostile traces): later process or thread "
                    "starts are left out, their events may show no or an older process name");
     return ETL_OK;
@@ -485,8 +487,9 @@ static int format_message(etl_decoder *d, etl_decoded_event *ev, const etl_event
 static void set_error(etl_decoder *d, etl_decoded_event *ev, const char *why)
 {
     const etl_event_record *rec = ev->record;
+    etl_record_place place = etl_record_place_of(rec);
     char at[96];
-    etl_record_position_text(rec, at, sizeof at);
+    etl_record_place_text(&place, at, sizeof at);
     snprintf(d->error, sizeof d->error, "%s record at file %u %s, %s/%s: %s", etl_header_kind_name(rec->kind),
              rec->file_index, at, ev->provider_name, ev->event_name, why);
     for (char *c = d->error; *c; c++) /* names come from the trace: keep the reason on one line */

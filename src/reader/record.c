@@ -28,16 +28,21 @@ const uint8_t *etl_record_sid(const etl_event_record *r, size_t *size)
     return NULL;
 }
 
-uint64_t etl_record_file_position(const etl_event_record *r)
+etl_record_place etl_record_place_of(const etl_event_record *r)
 {
-    return r->buffer_compressed ? r->file_offset : r->file_offset + ETL_BUFFER_HEADER_SIZE + r->record_offset;
+    return (etl_record_place){r->file_offset, r->file_index, r->record_offset, r->buffer_compressed};
 }
 
-int etl_record_position_text(const etl_event_record *r, char *out, size_t size)
+uint64_t etl_record_place_offset(const etl_record_place *at)
 {
-    unsigned long long at = etl_record_file_position(r);
-    if (r->buffer_compressed)
+    return at->buffer_compressed ? at->file_offset : at->file_offset + ETL_BUFFER_HEADER_SIZE + at->record_offset;
+}
+
+int etl_record_place_text(const etl_record_place *at, char *out, size_t size)
+{
+    unsigned long long offset = etl_record_place_offset(at);
+    if (at->buffer_compressed)
         return snprintf(out, size, "offset 0x%llx (compressed buffer, record 0x%x bytes into its decompressed records)",
-                        at, (unsigned)r->record_offset);
-    return snprintf(out, size, "offset 0x%llx", at);
+                        offset, (unsigned)at->record_offset);
+    return snprintf(out, size, "offset 0x%llx", offset);
 }

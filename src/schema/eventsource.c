@@ -37,8 +37,7 @@ typedef struct partial_manifest {
     uint16_t total_chunks, next_chunk;
     uint8_t *data;
     size_t length, capacity;
-    uint32_t first_file;         /* where chunk 0 was, for the report of a manifest that never completes */
-    uint64_t first_offset;
+    etl_record_place first;      /* where chunk 0 was, for the report of a manifest that never completes */
 } partial_manifest;
 
 typedef struct provider_state {
@@ -101,25 +100,22 @@ void etl_eventsource_set_report(etl_eventsource_state *state, etl_eventsource_re
     state->report_ctx = ctx;
 }
 
-/* Where the record lies in its file (its buffer's offset when the buffer is compressed). */
-static uint64_t record_offset(const etl_event_record *r) { return etl_record_file_position(r); }
-
 /* One line about the manifest of `provider`; its events stay undecoded. */
-static void report(etl_eventsource_state *s, uint32_t file_index, uint64_t offset, const etl_guid *provider,
-                   const char *what)
+static void report(etl_eventsource_state *s, const etl_record_place *at, const etl_guid *provider, const char *what)
 {
     if (!s->report) return;
     char guid[40], line[800];
     etl_guid_format(provider, guid, 0);
     snprintf(line, sizeof line, "EventSource manifest of %s %.600s; the provider's events are not decoded with it",
              guid, what);
-    s->report(s->report_ctx, file_index, offset, line);
+    s->report(s->report_ctx, at, line);
 }
 
 static void report_lost(etl_eventsource_state *s, const etl_event_record *r, const etl_guid *provider,
                         const char *what)
 {
-    report(s, r->file_index, record_offset(r), provider, what);
+    etl_record_place at = etl_record_place_of(r);
+    report(s, &at, provider, what);
 }
 
 /* Provider states are few (one per EventSource); the list is capped and only touched by manifest events. */
@@ -192,7 +188,7 @@ void etl_eventsource_finish(etl_eventsource_state *state)
         snprintf(what, sizeof what, "never completed (%u of %u chunks arrived, the first one here)",
                  (unsigned)p->next_chunk, (unsigned)p->total_chunks);
         state->stats.chunks_dropped += p->next_chunk;
-        report(state, p->first_file, p->first_offset, &p->provider, what);
+        report(state, &p->first, &p->provider, what);
         drop_partial(state, &state->partials);
     }
 }
@@ -293,7 +289,7 @@ int etl_eventsource_observe(etl_eventsource_state *state, const etl_event_record
             partial_manifest **last = &s->partials;
             while ((*last)->next) last = &(*last)->next;
             s->stats.chunks_dropped += (*last)->next_chunk;
-            report(s, (*last)->first_file, (*last)->first_offset, &(*last)->provider,
+            report(s, &(*last)->first, &(*last)->provider,
                    "dropped: too many manifests in flight at once (64)");
             drop_partial(s, last);
         }
@@ -309,8 +305,7 @@ int etl_eventsource_observe(etl_eventsource_state *state, const etl_event_record
         p->major = d[ENV_MAJOR];
         p->minor = d[ENV_MINOR];
         p->total_chunks = total;
-        p->first_file = record->file_index;
-        p->first_offset = record_offset(record);
+        p->first = etl_record_place_of(record);
         p->next = s->partials;
         s->partials = p;
         s->partial_count++;

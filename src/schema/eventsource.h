@@ -21,7 +21,7 @@ const char *etl_eventsource_last_error(const etl_eventsource_state *state);
  * one whose chunks break off (a chunk lost, over the size bounds) or never complete. file_index and offset
  * (of its buffer) are those of the chunk event that showed it (the first chunk for a manifest that never
  * completed). */
-typedef void (*etl_eventsource_report_fn)(void *ctx, uint32_t file_index, uint64_t offset, const char *message);
+typedef void (*etl_eventsource_report_fn)(void *ctx, const etl_record_place *at, const char *message);
 void etl_eventsource_set_report(etl_eventsource_state *state, etl_eventsource_report_fn fn, void *ctx);
 /* After the last record: reports every manifest still waiting for chunks, and forgets it. */
 void etl_eventsource_finish(etl_eventsource_state *state);
