@@ -45,7 +45,7 @@ typedef struct merge_key {
 typedef struct tid_seen {
     uint32_t tid, pid;
     merge_key at;
-    etl_record_place place;  /* of that record: the replayed header names it in a warning */
+    etl_record_place place;  /* of the pair's first record seen: the replayed header names it in a warning */
     int used;
 } tid_seen;
 
@@ -135,16 +135,19 @@ static int grow_tids(walker *w)
     return 0;
 }
 
-/* tid had pid at `at` (the record at `place`): kept when it is the latest so far. */
-static int note_tid(walker *w, uint32_t tid, uint32_t pid, const merge_key *at, const etl_record_place *place)
+/* tid had pid at `at`: kept when it is the latest so far. The place kept is that of the first record of the
+ * kept (TID, PID) pair (where a table learns the pair): the record `r`'s, else `from` (merging walkers). Taken
+ * only when the pair is new to the slot, not at every record of a thread. */
+static int note_tid(walker *w, uint32_t tid, uint32_t pid, const merge_key *at, const etl_event_record *r,
+                    const etl_record_place *from)
 {
     if (w->tid_capacity) {
         tid_seen *s = &w->tids[tid_slot(w->tids, w->tid_capacity, tid)];
         if (s->used) {
             if (key_before(&s->at, at)) {
+                if (s->pid != pid) s->place = r ? etl_record_place_of(r) : *from;
                 s->pid = pid;
                 s->at = *at;
-                s->place = *place;
             }
             return 0;
         }
@@ -154,7 +157,7 @@ static int note_tid(walker *w, uint32_t tid, uint32_t pid, const merge_key *at, 
         return -1;
     }
     if (grow_tids(w) != 0) return -1;
-    w->tids[tid_slot(w->tids, w->tid_capacity, tid)] = (tid_seen){tid, pid, *at, *place, 1};
+    w->tids[tid_slot(w->tids, w->tid_capacity, tid)] = (tid_seen){tid, pid, *at, r ? etl_record_place_of(r) : *from, 1};
     w->tid_count++;
     return 0;
 }
@@ -241,10 +244,9 @@ static int on_stream_record(const etl_event_record *r, uint64_t position, int he
         return 0;
     }
     const etl_event_header *h = &r->header;  /* all that observing this record learns (process_table.h) */
-    if (h->process_id != UINT32_MAX && h->thread_id != UINT32_MAX && h->thread_id != 0) {
-        etl_record_place place = etl_record_place_of(r);
-        if (note_tid(w, h->thread_id, h->process_id, &at, &place) != 0) goto failed;
-    }
+    if (h->process_id != UINT32_MAX && h->thread_id != UINT32_MAX && h->thread_id != 0 &&
+        note_tid(w, h->thread_id, h->process_id, &at, r, NULL) != 0)
+        goto failed;
     return 0;
 failed:
     if (w->status == WALK_OK) w->status = WALK_FAILED;
@@ -341,7 +343,7 @@ static int replay(etl_decoder *decoder, walker *walkers, unsigned count)
         walker *w = &walkers[i];
         for (size_t k = 0; k < w->tid_capacity; k++)
             if (w->tids[k].used &&
-                note_tid(all, w->tids[k].tid, w->tids[k].pid, &w->tids[k].at, &w->tids[k].place) != 0)
+                note_tid(all, w->tids[k].tid, w->tids[k].pid, &w->tids[k].at, NULL, &w->tids[k].place) != 0)
                 return ETL_ERR_NOMEM;
         size_t n = all->kept_count + w->kept_count;
         if (n > all->kept_capacity) {
