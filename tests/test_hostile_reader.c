@@ -218,6 +218,60 @@ static void test_cut_at_buffer_boundary(void **state)
     free(lx);
 }
 
+/* A record the parser cannot read ends its buffer's walk, and the error names that record: its first byte in the
+ * file for a plain buffer (the buffer, its 0x48-byte header, the record's offset after it), the buffer's offset
+ * and the record's place in the decompressed records for a compressed one. The place is computed here from the
+ * file's bytes: primitive-types' records have their Size at +0 and start 8-byte aligned. */
+static void test_bad_record_named(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *orig = load("testdata/perfview/primitive-types.etl.gz", &size);
+    assert_int_equal(size, 2 * 8192);
+    const uint8_t *records;
+    size_t records_len = buffer_records(orig, 8192, &records);
+    size_t third = 0;  /* the data buffer's third record */
+    for (int i = 0; i < 2; i++) third += ((size_t)(records[third] | records[third + 1] << 8) + 7) & ~(size_t)7;
+    assert_true(third > 0 && third + 8 < records_len);
+    assert_int_equal(records[third + 3], 0xC0);  /* the marker's flags byte: cleared below */
+    run_result head;
+    assert_int_equal(read_bytes(orig, 8192, 0, &head), ETL_OK);
+    char want[160];
+
+    uint8_t *plain = malloc(size);
+    assert_non_null(plain);
+    memcpy(plain, orig, size);
+    plain[8192 + DAMAGE_BUFFER_HEADER + third + 3] = 0;
+    run_result r;
+    assert_int_equal(read_bytes(plain, size, 0, &r), ETL_OK);
+    assert_int_equal(r.errors, 1);
+    assert_int_equal(r.events, head.events + 2);
+    snprintf(want, sizeof want, "offset 0x%zx: invalid record marker; rest of buffer skipped",
+             (size_t)8192 + DAMAGE_BUFFER_HEADER + third);
+    assert_non_null(strstr(r.first_error, want));
+
+    uint8_t *bad = malloc(records_len);
+    size_t cap = 8192 + records_len + records_len / 8 + 128;
+    uint8_t *packed = calloc(1, cap);
+    assert_true(bad && packed);
+    memcpy(bad, records, records_len);
+    bad[third + 3] = 0;
+    memcpy(packed, orig, 8192);
+    uint16_t logger = (uint16_t)(orig[8192 + 0x2A] | orig[8192 + 0x2B] << 8);
+    size_t n = damage_bomb_buffer(packed + 8192, cap - 8192, bad, records_len, 8192, 0, 100, logger);
+    assert_true(n > 0);
+    assert_int_equal(read_bytes(packed, 8192 + n, 0, &r), ETL_OK);
+    assert_int_equal(r.errors, 1);
+    assert_int_equal(r.events, head.events + 2);
+    snprintf(want, sizeof want, "offset 0x2000: compressed buffer, record 0x%zx bytes into its decompressed records: "
+             "invalid record marker; rest of buffer skipped", third);
+    assert_non_null(strstr(r.first_error, want));
+    free(packed);
+    free(bad);
+    free(plain);
+    free(orig);
+}
+
 /* A buffer that appears twice (same processor and SequenceNumber) is reported and delivered once. */
 static void test_repeated_buffer(void **state)
 {
@@ -331,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_bomb_above_buffer_size),
         cmocka_unit_test(test_bomb_many_streams_within_budget),
         cmocka_unit_test(test_cut_at_buffer_boundary),
+        cmocka_unit_test(test_bad_record_named),
         cmocka_unit_test(test_repeated_buffer),
         cmocka_unit_test(test_foreign_buffers),
         cmocka_unit_test(test_reordered_buffers),

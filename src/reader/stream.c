@@ -240,10 +240,10 @@ static int position(etl_trace *t, etl_stream *s)
         }
         if (r == ETL_RECORD_BAD) {
             int compressed = (s->current->flags & ETL_BUFFER_FLAG_COMPRESSED) != 0;
-            if (compressed)
+            if (compressed)  /* worded as etl_record_place_text words a record of a compressed buffer */
                 etl_trace_diag(t, ETL_ERROR, ETL_ERR_FORMAT, s->file_index, s->current->offset,
-                               "compressed buffer, record at payload offset 0x%zx: %s; rest of buffer skipped",
-                               s->pos, why);
+                               "compressed buffer, record 0x%zx bytes into its decompressed records: %s; "
+                               "rest of buffer skipped", s->pos, why);
             else
                 etl_trace_diag(t, ETL_ERROR, ETL_ERR_FORMAT, s->file_index,
                                s->current->offset + ETL_BUFFER_HEADER_SIZE + s->pos, "%s; rest of buffer skipped", why);
