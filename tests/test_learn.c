@@ -10,6 +10,8 @@
  *   (the latest header must win across streams), or whose last header is followed by a thread event; a stream
  *   that goes back in time, inside a run or only between two runs read by different threads; a run that begins
  *   with a WPP message without a time of its own (by stream refuses in those three, merged is used).
+ * - A trace with more threads than the table keeps: by stream refuses it, and the merged pass's warning names the
+ *   record where the table first left one out.
  * The oracle for the table's content on a WPR trace with its process rundown at the end: corpus EXPECTED.md
  * §5.1 (TraceLoggingTester is the process that wrote the CSharpTraceLoggingEventSource events;
  * tests/cli_process.sh checks the names in the output). */
@@ -33,6 +35,7 @@
 #include "pipeline/learn.h"
 #include "reader/prefetch.h"
 #include "support/corpus.h"
+#include "support/damage.h"
 #include "support/record_digest.h"
 
 typedef record_digest digest;
@@ -610,6 +613,138 @@ static void test_time_range_is_the_traces(void **state)
     assert_true(inside >= checked - 1);  /* smallEtlFile's one buffer has a stamp of neither kind */
 }
 
+/* More threads than a process table keeps (2^19): primitive-types' header buffer, then kernel SYSTEM64 records of
+ * 32 bytes (253 to a buffer), each with a TID of its own. By stream refuses such a trace (one round notes at most
+ * 65536 threads, and what a full table leaves out depends on the order), so the merged pass learns it, and its
+ * warning names the record where the table first left a thread out: the (2^19 + 1)-th distinct thread in
+ * time order, whose place in the file is computed here from the layout written. */
+enum { SYN_RECORD = 32, SYN_PER_BUFFER = (8192 - DAMAGE_BUFFER_HEADER) / SYN_RECORD, SYN_TID = 0x40000000 };
+
+static uint8_t *many_threads_trace(uint32_t records, size_t *size)
+{
+    size_t orig_size;
+    uint8_t *orig = corpus_load("testdata/perfview/primitive-types.etl.gz", &orig_size);
+    assert_non_null(orig);
+    assert_int_equal(orig_size, 2 * 8192);
+    size_t buffers = (records + SYN_PER_BUFFER - 1) / SYN_PER_BUFFER;
+    *size = 8192 * (1 + buffers);
+    uint8_t *f = malloc(*size);
+    assert_non_null(f);
+    memcpy(f, orig, 8192);
+    damage_put32(f + DAMAGE_LFH_BUFFERS_WRITTEN, (uint32_t)(1 + buffers));
+    const uint8_t *data_header = orig + 8192;  /* its flags, type and logger: a data buffer of this trace */
+    int64_t time = (int64_t)(damage_get32(data_header + 0x10) | (uint64_t)damage_get32(data_header + 0x14) << 32);
+    for (size_t b = 0; b < buffers; b++) {
+        uint8_t *buf = f + 8192 * (1 + b);
+        memset(buf, 0xFF, 8192);
+        memcpy(buf, data_header, DAMAGE_BUFFER_HEADER);
+        uint32_t n = 0;
+        for (; n < SYN_PER_BUFFER && b * SYN_PER_BUFFER + n < records; n++) {
+            uint8_t *r = buf + DAMAGE_BUFFER_HEADER + n * SYN_RECORD;
+            memset(r, 0, SYN_RECORD);
+            damage_put32(r, 0xC0020002u);  /* version 2, SYSTEM64, trace header marker */
+            damage_put32(r + 4, SYN_RECORD | 0x0F2Eu << 16);  /* Size, HookId: PerfInfo SampledProfile */
+            damage_put32(r + 8, SYN_TID + (uint32_t)(b * SYN_PER_BUFFER + n) * 4);  /* ThreadId */
+            damage_put32(r + 12, 4);  /* ProcessId */
+            time += 10;
+            damage_put32(r + 16, (uint32_t)time);
+            damage_put32(r + 20, (uint32_t)((uint64_t)time >> 32));
+        }
+        damage_put32(buf + 0x04, DAMAGE_BUFFER_HEADER + n * SYN_RECORD);  /* SavedOffset */
+        damage_put32(buf + 0x30, DAMAGE_BUFFER_HEADER + n * SYN_RECORD);  /* Offset: valid bytes */
+        damage_put32(buf + 0x10, (uint32_t)time);  /* flushed after its last record */
+        damage_put32(buf + 0x14, (uint32_t)((uint64_t)time >> 32));
+        damage_put32(buf + 0x18, (uint32_t)(b + 1));  /* SequenceNumber */
+        damage_put32(buf + 0x1C, 0);
+        buf[0x28] = 0;  /* processor 0 */
+        buf[0x29] = 0;
+    }
+    free(orig);
+    return f;
+}
+
+typedef struct table_warnings {
+    int count;
+    uint64_t offset;
+    char first[600];
+} table_warnings;
+
+static void on_table_warning(const etl_diagnostic *d, void *ctx)
+{
+    table_warnings *w = ctx;
+    if (!strstr(d->message, "process table")) return;
+    if (!w->count++) {
+        w->offset = d->offset;
+        snprintf(w->first, sizeof w->first, "%s", d->message);
+    }
+}
+
+static int count_header_threads(const etl_event_record *r, void *ctx)
+{
+    uint32_t *tids = ctx;  /* [0]: count, then the distinct TIDs */
+    if (!etl_process_table_header_thread(r)) return 0;
+    assert_true(r->header.thread_id < SYN_TID);
+    for (uint32_t i = 1; i <= tids[0]; i++)
+        if (tids[i] == r->header.thread_id) return 0;
+    assert_true(tids[0] < 63);
+    tids[++tids[0]] = r->header.thread_id;
+    return 0;
+}
+
+static void test_full_process_table_warning_names_its_record(void **state)
+{
+    (void)state;
+    etl_schema_registry *registry = etl_schema_registry_new();
+    assert_non_null(registry);
+    const uint32_t records = (1u << 19) + 300;
+    size_t size;
+    uint8_t *data = many_threads_trace(records, &size);
+    char path[64];
+    assert_int_equal(corpus_write_temp(data, size, path), 0);
+    const char *paths[] = {path};
+
+    /* the header buffer's own threads come first (their records are earlier) */
+    char head_path[64];
+    assert_int_equal(corpus_write_temp(data, 8192, head_path), 0);
+    const char *head_paths[] = {head_path};
+    etl_trace *t;
+    assert_int_equal(etl_open(&t, head_paths, 1, NULL, NULL), ETL_OK);
+    uint32_t tids[64] = {0};
+    assert_int_not_equal(etl_process(t, count_header_threads, tids), ETL_STOPPED);
+    etl_close(t);
+    unlink(head_path);
+    assert_true(tids[0] >= 1);
+    uint32_t left_out = (1u << 19) - tids[0];  /* the synthetic record index of the first thread left out */
+    uint64_t place = 8192 * (1 + left_out / SYN_PER_BUFFER) + DAMAGE_BUFFER_HEADER + (left_out % SYN_PER_BUFFER) * SYN_RECORD;
+    char want[64];
+    snprintf(want, sizeof want, "offset 0x%llx: ", (unsigned long long)place);
+
+    assert_int_equal(etl_open(&t, paths, 1, NULL, NULL), ETL_OK);
+    for (int how = 0; how < 3; how++) {
+        etl_decoder *d = etl_decoder_new(registry, t);
+        assert_non_null(d);
+        table_warnings w = {0, 0, ""};
+        etl_decoder_set_diagnostic(d, on_table_warning, &w);
+        int rc = how == 0 ? etl_learn_processes_merged(d, paths, 1, 1)
+                 : how == 1 ? etl_learn_processes_by_stream(d, registry, paths, 1, 2, 0, 0)
+                            : etl_learn_processes(d, registry, paths, 1, 2, NULL);
+        if (how == 1) {  /* refused, having learnt nothing */
+            assert_int_equal(rc, ETL_LEARN_BY_STREAM_NOT);
+            assert_int_equal(w.count, 0);
+        } else {
+            assert_int_equal(rc, ETL_OK);
+            if (w.count != 1 || w.offset != place || !strstr(w.first, want) || !strstr(w.first, "process table is full"))
+                fail_msg("way %d: %d warnings, the first at 0x%llx (expected 0x%llx): %s", how, w.count,
+                         (unsigned long long)w.offset, (unsigned long long)place, w.first);
+        }
+        etl_decoder_free(d);
+    }
+    etl_close(t);
+    unlink(path);
+    free(data);
+    etl_schema_registry_free(registry);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -621,6 +756,7 @@ int main(void)
         cmocka_unit_test(test_shared_stream_out_of_order_between_runs),
         cmocka_unit_test(test_shared_run_starting_without_a_time),
         cmocka_unit_test(test_time_range_is_the_traces),
+        cmocka_unit_test(test_full_process_table_warning_names_its_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
