@@ -36,6 +36,7 @@
 #include "reader/prefetch.h"
 #include "support/corpus.h"
 #include "support/damage.h"
+#include "support/first_diagnostic.h"
 #include "support/record_digest.h"
 
 typedef record_digest digest;
@@ -663,22 +664,6 @@ static uint8_t *many_threads_trace(uint32_t records, size_t *size)
     return f;
 }
 
-typedef struct table_warnings {
-    int count;
-    uint64_t offset;
-    char first[600];
-} table_warnings;
-
-static void on_table_warning(const etl_diagnostic *d, void *ctx)
-{
-    table_warnings *w = ctx;
-    if (!strstr(d->message, "process table")) return;
-    if (!w->count++) {
-        w->offset = d->offset;
-        snprintf(w->first, sizeof w->first, "%s", d->message);
-    }
-}
-
 static int count_header_threads(const etl_event_record *r, void *ctx)
 {
     uint32_t *tids = ctx;  /* [0]: count, then the distinct TIDs */
@@ -715,7 +700,8 @@ static void test_full_process_table_warning_names_its_record(void **state)
     unlink(head_path);
     assert_true(tids[0] >= 1);
     uint32_t left_out = (1u << 19) - tids[0];  /* the synthetic record index of the first thread left out */
-    uint64_t place = 8192 * (1 + left_out / SYN_PER_BUFFER) + DAMAGE_BUFFER_HEADER + (left_out % SYN_PER_BUFFER) * SYN_RECORD;
+    uint64_t place = 8192 * (1 + left_out / SYN_PER_BUFFER) + DAMAGE_BUFFER_HEADER +
+                     (left_out % SYN_PER_BUFFER) * SYN_RECORD;
     char want[64];
     snprintf(want, sizeof want, "offset 0x%llx: ", (unsigned long long)place);
 
@@ -723,8 +709,8 @@ static void test_full_process_table_warning_names_its_record(void **state)
     for (int how = 0; how < 3; how++) {
         etl_decoder *d = etl_decoder_new(registry, t);
         assert_non_null(d);
-        table_warnings w = {0, 0, ""};
-        etl_decoder_set_diagnostic(d, on_table_warning, &w);
+        first_diagnostic w = {"process table", 0, 0, ""};
+        etl_decoder_set_diagnostic(d, first_diagnostic_catch, &w);
         int rc = how == 0 ? etl_learn_processes_merged(d, paths, 1, 1)
                  : how == 1 ? etl_learn_processes_by_stream(d, registry, paths, 1, 2, 0, 0)
                             : etl_learn_processes(d, registry, paths, 1, 2, NULL);
@@ -733,9 +719,10 @@ static void test_full_process_table_warning_names_its_record(void **state)
             assert_int_equal(w.count, 0);
         } else {
             assert_int_equal(rc, ETL_OK);
-            if (w.count != 1 || w.offset != place || !strstr(w.first, want) || !strstr(w.first, "process table is full"))
+            if (w.count != 1 || w.offset != place || !strstr(w.message, want) ||
+                !strstr(w.message, "process table is full"))
                 fail_msg("way %d: %d warnings, the first at 0x%llx (expected 0x%llx): %s", how, w.count,
-                         (unsigned long long)w.offset, (unsigned long long)place, w.first);
+                         (unsigned long long)w.offset, (unsigned long long)place, w.message);
         }
         etl_decoder_free(d);
     }

@@ -14,6 +14,7 @@
 #include "decode/observe_filter.h"
 #include "decode/process_table.h"
 #include "etl/etl_schema.h"
+#include "support/first_diagnostic.h"
 
 /* kernel Process class (MOF), as the table knows it */
 static const etl_guid process_class = {0x3d6fa8d0, 0xfe05, 0x11d0, {0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c}};
@@ -122,21 +123,6 @@ static void test_many_threads(void **state)
     etl_process_table_free(t);
 }
 
-typedef struct warnings {
-    int count;
-    uint64_t offset;
-    char first[512];
-} warnings;
-
-static void on_warning(const etl_diagnostic *d, void *ctx)
-{
-    warnings *w = ctx;
-    if (!w->count++) {
-        w->offset = d->offset;
-        snprintf(w->first, sizeof w->first, "%s", d->message);
-    }
-}
-
 /* The decoder says once, at the record where it first happened, that the table left something out. */
 static void test_decoder_warns_once(void **state)
 {
@@ -144,8 +130,8 @@ static void test_decoder_warns_once(void **state)
     etl_schema_registry *reg = etl_schema_registry_new();
     etl_decoder *d = etl_decoder_new(reg, NULL);
     assert_non_null(d);
-    warnings w = {0, 0, ""};
-    etl_decoder_set_diagnostic(d, on_warning, &w);
+    first_diagnostic w = {NULL, 0, 0, ""};
+    etl_decoder_set_diagnostic(d, first_diagnostic_catch, &w);
     const uint32_t threads = (1u << 19) + 1000;
     for (uint32_t i = 1; i <= threads; i++) {
         etl_event_record r = header_record(8, i * 4);
@@ -155,8 +141,8 @@ static void test_decoder_warns_once(void **state)
     }
     assert_int_equal(w.count, 1);
     assert_int_equal(w.offset, 0x10000 + 0x48 + (1u << 19) + 1);  /* the buffer, its 0x48-byte header, the record */
-    assert_non_null(strstr(w.first, "offset 0x"));
-    assert_non_null(strstr(w.first, "process table is full"));
+    assert_non_null(strstr(w.message, "offset 0x"));
+    assert_non_null(strstr(w.message, "process table is full"));
     etl_decoder_free(d);
     etl_schema_registry_free(reg);
 }
@@ -170,8 +156,8 @@ static void test_decoder_without_processes(void **state)
     etl_decoder *d = etl_decoder_new(reg, NULL);
     assert_non_null(d);
     etl_decoder_set_flags(d, ETL_DECODER_NO_PROCESSES | ETL_DECODER_NO_TRACE_SCHEMAS);
-    warnings w = {0, 0, ""};
-    etl_decoder_set_diagnostic(d, on_warning, &w);
+    first_diagnostic w = {NULL, 0, 0, ""};
+    etl_decoder_set_diagnostic(d, first_diagnostic_catch, &w);
     const uint32_t threads = (1u << 19) + 1000;  /* what makes test_decoder_warns_once warn */
     for (uint32_t i = 1; i <= threads; i++) {
         etl_event_record r = header_record(8, i * 4);
