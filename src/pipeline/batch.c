@@ -38,6 +38,19 @@ void etl_batch_reset(etl_batch *b)
     etl_textbuf_reset(&b->owner_notes);
 }
 
+#define SWAP(T, x, y) do { T t_ = (x); (x) = (y); (y) = t_; } while (0)
+
+void etl_batch_swap_memory(etl_batch *a, etl_batch *b)
+{
+    SWAP(etl_event_record *, a->records, b->records);
+    SWAP(etl_batch_place *, a->places, b->places);
+    SWAP(etl_extended_item *, a->items, b->items);
+    SWAP(size_t *, a->item_offsets, b->item_offsets);
+    SWAP(size_t, a->item_cap, b->item_cap);
+    SWAP(uint8_t *, a->bytes, b->bytes);
+    SWAP(size_t, a->cap, b->cap);
+}
+
 void etl_batch_list_last(etl_batch *b)
 {
     if (b->count) b->listed[b->listed_count++] = (uint32_t)(b->count - 1);

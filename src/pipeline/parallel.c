@@ -56,6 +56,7 @@ struct etl_parallel {
     unsigned threads;         /* worker states: [0] the calling thread's, [1..] the pool's threads' */
     size_t window;
     etl_batch *slots;         /* batch `seq` lives in slots[seq % window] */
+    etl_batch *spares;        /* per worker: record memory it filled last, for its next batch (lend_hot_records) */
     worker *workers;
     etl_worker_pool *pool;    /* the threads: the config's (kept across runs), else own_pool */
     etl_worker_pool *own_pool;
@@ -216,6 +217,23 @@ static void return_hot_text(etl_parallel *p, etl_batch *b)
     if (b->text.data) exchange_text(&b->text, &p->workers[b->renderer].spare);
 }
 
+/* The same for the memory a batch's records are copied into (records, places, arena): a reader filling its
+ * slot's own memory wrote into lines the other core had read last (it rendered or observed that slot's batch
+ * `window` batches before), each store a transfer between cores. With `mu` held, the slot free. */
+static void lend_hot_records(etl_parallel *p, worker *w, etl_batch *slot)
+{
+    etl_batch_swap_memory(slot, &p->spares[w - p->workers]);
+}
+
+/* One of batch b's workers or its writer passed it; when it was the last, its record memory goes back to its
+ * renderer. With `mu` held; 1 when the batch is free. */
+static int pass_batch(etl_parallel *p, etl_batch *b)
+{
+    if (--b->pending) return 0;
+    etl_batch_swap_memory(b, &p->spares[b->renderer]);
+    return 1;
+}
+
 /* ---- writing: one worker at a time, in batch order -------------------------------------------------------- */
 
 static int write_batch(etl_parallel *p, etl_batch *b)
@@ -242,7 +260,7 @@ static void write_ready(etl_parallel *p)
         pthread_mutex_lock(&p->mu);
         if (rc != 0) p->stop = 1;
         return_hot_text(p, b);
-        b->pending--;
+        pass_batch(p, b);
         p->next_write++;
     }
     p->writing = 0;
@@ -268,12 +286,13 @@ static void take_part(etl_parallel *p, worker *w)
             pthread_mutex_lock(&p->mu);
             if (rc != 0) p->stop = 1;
             w->passed++;
-            if (--b->pending == 0) pthread_cond_broadcast(&p->cv);
+            if (pass_batch(p, b)) pthread_cond_broadcast(&p->cv);
             continue;
         }
         uint64_t seq = p->published;
         if (!p->reading && !p->finished && p->slots[seq % p->window].pending == 0) {
             p->reading = 1;
+            lend_hot_records(p, w, &p->slots[seq % p->window]);
             pthread_mutex_unlock(&p->mu);
             int status;
             int any = read_batch(p, seq, &status);
@@ -300,7 +319,7 @@ static void take_part(etl_parallel *p, worker *w)
             pthread_mutex_lock(&p->mu);
             if (rc != 0) p->stop = 1;
             b->rendered = 1;
-            b->pending--;
+            pass_batch(p, b);
             write_ready(p);
             continue;
         }
@@ -384,16 +403,18 @@ etl_parallel *etl_parallel_start(const etl_parallel_config *config, const etl_pa
     p->sink = sink;
     p->threads = config->threads ? config->threads : 1;
     /* one being read, one being rendered by each worker, and room for those waiting to be written in order
-     * while a worker whose core the host took away holds one up */
+     * while a worker whose core the host took away holds one up; record memory for window + threads batches */
     p->window = config->window ? config->window : 4 * (size_t)p->threads + 2;
     size_t records = config->batch_records ? config->batch_records : DEFAULT_BATCH_RECORDS;
     size_t bytes = config->batch_bytes ? config->batch_bytes : DEFAULT_BATCH_BYTES;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
     p->slots = etl_calloc_lines(p->window, sizeof *p->slots);
+    p->spares = etl_calloc_lines(p->threads, sizeof *p->spares);
     p->workers = calloc(p->threads, sizeof *p->workers);
-    int rc = p->slots && p->workers ? 0 : ETL_ERR_NOMEM;
+    int rc = p->slots && p->spares && p->workers ? 0 : ETL_ERR_NOMEM;
     for (size_t i = 0; i < p->window && rc == 0; i++) rc = etl_batch_init(&p->slots[i], records, bytes);
+    for (unsigned i = 0; i < p->threads && rc == 0; i++) rc = etl_batch_init(&p->spares[i], records, bytes);
     if (rc != 0) {
         fprintf(stderr, "etlconv: out of memory\n");
         etl_parallel_free(p);
@@ -452,8 +473,10 @@ void etl_parallel_free(etl_parallel *p)
     }
     etl_worker_pool_free(p->own_pool);
     for (size_t i = 0; p->slots && i < p->window; i++) etl_batch_free(&p->slots[i]);
+    for (unsigned i = 0; p->spares && i < p->threads; i++) etl_batch_free(&p->spares[i]);
     for (unsigned i = 0; p->workers && i < p->threads; i++) etl_textbuf_free(&p->workers[i].spare);
     free(p->slots);
+    free(p->spares);
     free(p->workers);
     free(p->maps);
     pthread_cond_destroy(&p->cv);

@@ -26,9 +26,10 @@
  * (default 1 MiB, plus one record of at most 64 KiB), plus the text its owner rendered (the CLI's workers render a
  * batch into their writer's buffer and exchange it with the batch's at the end: batch_end). A worker renders each
  * batch into the text memory of the last batch it rendered, once that one was written: it is still in its core's
- * cache (a slot's own memory comes round only after `window` batches). Bound: window x (batch bytes + record
- * headers and list + batch text) + N x (one batch text being rendered + one batch text kept for the next batch +
- * one decoder + one overlay registry: what the trace teaches) + one base registry (the schemas the command line
+ * cache (a slot's own memory comes round only after `window` batches); its reader copies records into the record
+ * memory of the last batch it read, once every worker and the writer passed that one. Bound: window x (batch
+ * bytes + record headers and list + batch text) + N x (one batch text being rendered + one batch text kept for
+ * the next batch + one batch's record memory kept for the next batch read + one decoder + one overlay registry: what the trace teaches) + one base registry (the schemas the command line
  * names, parsed once and shared read-only by all workers; it was one full registry per worker) + one reader (and,
  * for compressed traces, the 4 MiB of payloads decompressed ahead: reader/prefetch.h).
  *
