@@ -50,8 +50,9 @@ int etl_batch_init(etl_batch *b, size_t max_records, size_t max_bytes);
 void etl_batch_free(etl_batch *b);
 /* Empties the batch for reuse (keeps its memory). */
 void etl_batch_reset(etl_batch *b);
-/* Exchanges the memory two empty batches hold records in (records, places, extended items, arena): a -j reader
- * fills memory its own core wrote last (see parallel.c, lend_hot_records). Both must have the same max_records. */
+/* Exchanges the memory two batches hold records in (records, places, extended items, arena): a -j reader fills
+ * memory its own core wrote last (see parallel.c, lend_hot_records). Neither may be read again before its
+ * etl_batch_reset; both must have the same max_records. */
 void etl_batch_swap_memory(etl_batch *a, etl_batch *b);
 /* Whether [p, p + n) lies inside the record's raw bytes. */
 static inline int etl_batch_in_raw(const etl_event_record *r, const uint8_t *p, size_t n)

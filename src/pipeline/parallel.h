@@ -26,12 +26,13 @@
  * (default 1 MiB, plus one record of at most 64 KiB), plus the text its owner rendered (the CLI's workers render a
  * batch into their writer's buffer and exchange it with the batch's at the end: batch_end). A worker renders each
  * batch into the text memory of the last batch it rendered, once that one was written: it is still in its core's
- * cache (a slot's own memory comes round only after `window` batches); its reader copies records into the record
- * memory of the last batch it read, once every worker and the writer passed that one. Bound: window x (batch
- * bytes + record headers and list + batch text) + N x (one batch text being rendered + one batch text kept for
- * the next batch + one batch's record memory kept for the next batch read + one decoder + one overlay registry: what the trace teaches) + one base registry (the schemas the command line
- * names, parsed once and shared read-only by all workers; it was one full registry per worker) + one reader (and,
- * for compressed traces, the 4 MiB of payloads decompressed ahead: reader/prefetch.h).
+ * cache (a slot's own memory comes round only after `window` batches); a reader copies records into the record
+ * memory of the last batch it read (once every worker and the writer passed that one; else an older one). Bound:
+ * window x (batch bytes + record headers and list + batch text) + N x (one batch text being rendered + one batch
+ * text kept for the next batch + one batch's record memory kept for the next batch read + one decoder + one overlay
+ * registry: what the trace teaches) + one base registry (the schemas the command line names, parsed once and shared
+ * read-only by all workers; it was one full registry per worker) + one reader (and, for compressed traces, the
+ * 4 MiB of payloads decompressed ahead: reader/prefetch.h).
  *
  * Threads: a run starts its own N - 1 (joined by etl_parallel_finish), or runs on a pool of N - 1 kept across
  * runs (config.pool, pipeline/workers.h): --each converts every file on the same threads. */
