@@ -2,6 +2,7 @@
 #ifndef ETL_READER_TRACE_INTERNAL_H
 #define ETL_READER_TRACE_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "etl/etl.h"
@@ -97,6 +98,8 @@ struct etl_trace {
     size_t resident;             /* bytes of payload held now */
     uint64_t mapped_read;        /* bytes of mapped buffers read since the last sweep (stream.c) */
     uint64_t mapped_lo, mapped_hi; /* file range of the mapped buffers left since the last sweep (hi 0: none) */
+    int defer_release;           /* etl_trace_defer_release: a sweep only marks release_due */
+    _Atomic int release_due;     /* a deferred sweep waits for etl_trace_release_due */
     etl_trace_stats stats;
     int processed;               /* 1: etl_process ran (or runs); 2: it paused (etl_process_pause) */
     int pause_requested;
