@@ -373,6 +373,7 @@ typedef struct etl_trace_stats {
     uint64_t bytes_done;           /* input bytes of buffers fully processed */
     uint64_t buffers_prefetched;   /* compressed buffers decompressed ahead (etl_trace_set_prefetch) */
     uint64_t buffers_handed_over;  /* compressed buffers a first pass decompressed for this one (etl_trace_hand_over) */
+    uint64_t releases_deferred;    /* releases of mapped pages done by etl_trace_release_due (etl_trace_defer_release) */
 } etl_trace_stats;
 
 const etl_trace_stats *etl_trace_get_stats(const etl_trace *trace);
@@ -398,15 +399,18 @@ int etl_trace_set_prefetch(etl_trace *trace, unsigned threads);
  * as many as the first call gave). */
 int etl_trace_prefetch_help(etl_trace *trace);
 
-/* Mapped input read so far goes back to the system (madvise) every 4 MiB of reading, inside etl_process. With
- * `on`, etl_process only marks that as due, and etl_trace_release_due gives the pages back: a caller that reads
- * in turns on several threads (the -j pipeline) does it outside the reader's turn, which the 0.2-0.3 ms of a
- * release would hold up. A release that comes due while the last is still pending is done at once, so what is
- * resident stays bounded by 8 MiB of reading whether or not the caller calls etl_trace_release_due. Records,
- * order and diagnostics do not change. Call before etl_process. */
+/* Mapped input read so far goes back to the system (madvise) inside etl_process, every 4 MiB of reading or
+ * when the file range read since the last time spans 4 MiB. With `on`, etl_process only marks that as due, and
+ * etl_trace_release_due gives the pages back: a caller that reads in turns on several threads (the -j
+ * pipeline) does it outside the reader's turn, which the 0.2-0.3 ms of a release would hold up. A release that
+ * comes due while the last is still due or being done is done at once, inside etl_process, so what is resident
+ * stays about 8 MiB of reading plus the current buffer's pages per stream (against 4 MiB without), whether or
+ * not the caller calls etl_trace_release_due. Records, order and diagnostics do not change. Call before
+ * etl_process. */
 void etl_trace_defer_release(etl_trace *trace, int on);
-/* Does a release etl_process marked as due (etl_trace_defer_release); 1 when there was one. Any thread, also
- * while another runs etl_process (pages still in use are read again from the page cache), until etl_close. */
+/* Does a release etl_process marked as due (etl_trace_defer_release); 1 when this call did one (counted in
+ * etl_trace_stats.releases_deferred). Any thread, any number of them, also while another runs etl_process
+ * (pages still in use are read again from the page cache), until etl_close. */
 int etl_trace_release_due(etl_trace *trace);
 
 /* Two passes over one trace (a first pass, then the decoding pass): `first`, opened on the same files as

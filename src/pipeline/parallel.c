@@ -316,7 +316,7 @@ static void take_part(etl_parallel *p, worker *w)
             if (!any) continue;
             pthread_mutex_unlock(&p->mu);
             int rc = run_batch(w, b, 1);
-            etl_trace_release_due(p->trace);  /* the mapped pages read, given back outside the reader's turn */
+            etl_trace_release_due(p->trace);  /* a release the reader marked as due, outside its turn */
             pthread_mutex_lock(&p->mu);
             if (rc != 0) p->stop = 1;
             b->rendered = 1;
@@ -387,8 +387,7 @@ int etl_parallel_pass(etl_parallel *p, etl_trace *trace, int *process_status)
     int stopped = p->stop;
     *process_status = p->finished ? p->process_status : ETL_STOPPED;
     pthread_mutex_unlock(&p->mu);
-    etl_trace_defer_release(trace, 0);
-    etl_trace_release_due(trace);
+    etl_trace_release_due(trace);  /* the last one due */
     return stopped ? -1 : 0;
 }
 

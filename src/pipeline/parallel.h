@@ -33,10 +33,11 @@
  * registry: what the trace teaches) + one base registry (the schemas the command line names, parsed once and shared
  * read-only by all workers; it was one full registry per worker) + one reader (and, for compressed traces, the
  * 4 MiB of payloads decompressed ahead: reader/prefetch.h) + the pages of the mapped files read since their
- * last release: the reader only marks a release as due (etl_trace_defer_release), and the worker that read a
- * batch does it once it rendered that batch, outside the reader's turn, which the 0.2-0.3 ms of a release held
- * up (the other worker waited it out, 250 times per GB); a release that comes due while the last is pending is
- * done at once, so at most 8 MiB of reading, against 4 MiB at -j 1.
+ * last release: the reader only marks a release as due (etl_trace_defer_release), and every worker, once it
+ * rendered a batch of its own, does one that is due (the first to get there), outside the reader's turn, which
+ * the 0.2-0.3 ms of a release held up (the other worker waited it out, 250 times per GB); a release that comes
+ * due while the last is still due or being done is done by the reader at once, so about 8 MiB of reading plus
+ * the current buffer's pages per stream, against 4 MiB at -j 1.
  *
  * Threads: a run starts its own N - 1 (joined by etl_parallel_finish), or runs on a pool of N - 1 kept across
  * runs (config.pool, pipeline/workers.h): --each converts every file on the same threads. */

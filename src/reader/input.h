@@ -1,7 +1,8 @@
 /* Random-access input over a trace file. A gzip-compressed file (.etl.gz) is inflated once into an unnamed
  * temporary file, so memory stays bounded whatever the file size. Regular files (and those temporary files) are
- * also mapped, so buffers are read in place without a copy (etl_input_view); the reader gives the pages back
- * every few MiB read (etl_input_release over the whole file, reader/stream.c), so the resident set stays small
+ * also mapped, so buffers are read in place without a copy (etl_input_view); the pages go back
+ * every 4 MiB read (etl_input_release over the whole file, reader/stream.c: by the reader, or at -j by a worker
+ * outside the reader's turn), so the resident set stays small
  * whatever the file size. Where mapping fails, pread (etl_input_read) does the same work. */
 #ifndef ETL_READER_INPUT_H
 #define ETL_READER_INPUT_H

@@ -63,7 +63,8 @@ static int reserve_payload(etl_trace *t, etl_stream *s, size_t need)
  * interrupts the other cores to flush their TLBs. The kernel maps pages around each fault ("fault-around"),
  * some of other streams' buffers (a by-stream first pass reads one stream at a time), so the file range read
  * since the last sweep is bounded too. The resident set keeps about this much of the files plus a few pages
- * per stream, whatever the file size, the buffer size or the number of streams. */
+ * per stream (twice this much when the sweeps are deferred, below), whatever the file size, the buffer size or
+ * the number of streams. */
 #define MAPPED_SWEEP_BYTES ((uint64_t)4 << 20)
 
 static void release_files(const etl_trace *t)
@@ -72,15 +73,24 @@ static void release_files(const etl_trace *t)
 }
 
 /* A sweep gives back 1,000-odd pages: 0.2-0.3 ms, which a -j reader's turn must not hold (the other worker
- * waited out each one; etl_trace_defer_release). Deferred, a sweep that comes due while the last one is still
- * pending is done here, for both: what is resident stays bounded by two sweeps' reading. */
+ * waited out each one; etl_trace_defer_release). Deferred, the sweep only marks the release as due, unless the
+ * last one is still due or being done: then it is done here too, so what is resident stays bounded by two
+ * sweeps' reading (a caller that claimed a release and stalled before its madvise passed the pages read since
+ * cannot let the reader defer again). */
+enum { RELEASE_IDLE, RELEASE_DUE, RELEASE_RUNNING };
+
 static void sweep_mapped(etl_trace *t)
 {
     t->mapped_read = 0;
     t->mapped_lo = t->mapped_hi = 0;
     if (t->defer_release) {
-        if (!atomic_exchange_explicit(&t->release_due, 1, memory_order_relaxed)) return;
-        atomic_store_explicit(&t->release_due, 0, memory_order_relaxed);
+        int state = RELEASE_IDLE;
+        if (atomic_compare_exchange_strong_explicit(&t->release_due, &state, RELEASE_DUE, memory_order_relaxed,
+                                                    memory_order_relaxed))
+            return;
+        if (state == RELEASE_DUE)  /* taken over (a caller may claim it meanwhile: then both release) */
+            atomic_compare_exchange_strong_explicit(&t->release_due, &state, RELEASE_IDLE, memory_order_relaxed,
+                                                    memory_order_relaxed);
     }
     release_files(t);
 }
@@ -92,8 +102,15 @@ void etl_trace_defer_release(etl_trace *t, int on)
 
 int etl_trace_release_due(etl_trace *t)
 {
-    if (!t || !atomic_exchange_explicit(&t->release_due, 0, memory_order_relaxed)) return 0;
+    /* a load first: called after every batch, and the exchange would take the line at every call */
+    if (!t || atomic_load_explicit(&t->release_due, memory_order_relaxed) != RELEASE_DUE) return 0;
+    int state = RELEASE_DUE;
+    if (!atomic_compare_exchange_strong_explicit(&t->release_due, &state, RELEASE_RUNNING, memory_order_acquire,
+                                                 memory_order_relaxed))
+        return 0;
     release_files(t);
+    t->stats.releases_deferred++;  /* by one caller at a time: the one that holds RELEASE_RUNNING */
+    atomic_store_explicit(&t->release_due, RELEASE_IDLE, memory_order_release);
     return 1;
 }
 

@@ -99,7 +99,11 @@ struct etl_trace {
     uint64_t mapped_read;        /* bytes of mapped buffers read since the last sweep (stream.c) */
     uint64_t mapped_lo, mapped_hi; /* file range of the mapped buffers left since the last sweep (hi 0: none) */
     int defer_release;           /* etl_trace_defer_release: a sweep only marks release_due */
-    _Atomic int release_due;     /* a deferred sweep waits for etl_trace_release_due */
+    /* a deferred sweep's state (stream.c), which other threads load after every batch: on a line of its own,
+     * away from the reader's per-record counters */
+    char release_pad_before[64];
+    _Atomic int release_due;
+    char release_pad_after[64];
     etl_trace_stats stats;
     int processed;               /* 1: etl_process ran (or runs); 2: it paused (etl_process_pause) */
     int pause_requested;
