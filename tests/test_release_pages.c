@@ -29,7 +29,7 @@ static long resident_bytes(const uint8_t *base)
     long kib = -1;
     while (fgets(line, sizeof line, f)) {
         unsigned long start, end;
-        if (sscanf(line, "%lx-%lx ", &start, &end) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+        if (sscanf(line, "%lx-%lx ", &start, &end) == 2) {  /* a mapping's first line; field lines fail it */
             in_it = start == (unsigned long)(uintptr_t)base;
             continue;
         }

@@ -143,7 +143,7 @@ static int open_paths(etl_trace **out, const char *const *paths, size_t path_cou
     if (!out || !paths || path_count == 0)
         return etl_error_set(err, ETL_ERR_ARG, "etl_open", UINT64_MAX, "no input file");
     *out = NULL;
-    etl_trace *t = calloc(1, sizeof *t);
+    etl_trace *t = etl_calloc_lines(1, sizeof *t);
     if (!t) return etl_error_set(err, ETL_ERR_NOMEM, paths[0], UINT64_MAX, "out of memory");
     if (options) t->options = *options;
     t->memory_budget = ETL_DEFAULT_MEMORY_BUDGET;
@@ -358,7 +358,7 @@ void etl_process_pause(etl_trace *t)
 etl_trace *etl_trace_view(const etl_trace *t)
 {
     if (!t) return NULL;
-    etl_trace *v = calloc(1, sizeof *v);
+    etl_trace *v = etl_calloc_lines(1, sizeof *v);
     if (!v) return NULL;
     v->files = t->files;
     v->file_count = t->file_count;
@@ -388,7 +388,7 @@ etl_trace *etl_trace_stream_reader(const etl_trace *t)
     if (!t || t->is_view) return NULL;
     for (size_t i = 0; i < t->file_count; i++)
         if (t->files[i].kept) return NULL;  /* buffers handed over to t are t's to take */
-    etl_trace *r = calloc(1, sizeof *r);
+    etl_trace *r = etl_calloc_lines(1, sizeof *r);
     if (!r) return NULL;
     r->files = t->files;
     r->file_count = t->file_count;

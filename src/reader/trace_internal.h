@@ -8,6 +8,7 @@
 #include "etl/etl.h"
 #include "reader/clock.h"
 #include "reader/input.h"
+#include "util/cache_line.h"
 
 enum {
     ETL_BUFFER_HEADER_SIZE = 0x48,
@@ -99,11 +100,6 @@ struct etl_trace {
     uint64_t mapped_read;        /* bytes of mapped buffers read since the last sweep (stream.c) */
     uint64_t mapped_lo, mapped_hi; /* file range of the mapped buffers left since the last sweep (hi 0: none) */
     int defer_release;           /* etl_trace_defer_release: a sweep only marks release_due */
-    /* a deferred sweep's state (stream.c), which other threads load after every batch: on a line of its own,
-     * away from the reader's per-record counters */
-    char release_pad_before[64];
-    _Atomic int release_due;
-    char release_pad_after[64];
     etl_trace_stats stats;
     int processed;               /* 1: etl_process ran (or runs); 2: it paused (etl_process_pause) */
     int pause_requested;
@@ -113,6 +109,9 @@ struct etl_trace {
     int shares_files;            /* etl_trace_stream_reader: `files` belongs to another trace */
     struct etl_prefetch *prefetch;  /* decompress-ahead threads (reader/prefetch.h), NULL: none */
     struct etl_trace *hand_to;   /* a first pass: gives its decompressed buffers to this trace (hand_over.c) */
+    /* a deferred sweep's state (stream.c), which other threads load after every batch: last, on a line of its
+     * own (the struct is allocated by etl_calloc_lines), away from the reader's per-record counters */
+    ETL_CACHE_LINE_ALIGNED _Atomic int release_due;
 };
 
 /* Reports a diagnostic through the callback and counts it. */
