@@ -216,6 +216,29 @@ if [ "$have_valgrind" = yes ]; then
             say "$(awk -v m="$mix" -v w="$w" -v ev="$ev" -v n="$n" 'BEGIN { printf "| %s | %s | %d | %.0f | %.0f |", m, w, ev, n, n / ev }')"
         done
     done
+    # -j 2 in instructions, thread by thread: the speed-up the code allows on two cores that do not slow each
+    # other (wall-clock speed-ups on a shared virtual machine also carry what the host does). valgrind runs one
+    # thread at a time, so how the batches fell to the two workers is its schedule's; "work bound" assumes an
+    # even split (-j 1's instructions over half of -j 2's), "as scheduled" takes the busier thread as the
+    # critical path (its serial start included). Both count the spin for the reader's turn, whose length
+    # depends on that schedule: -j 2's total varies by about 1.5 % from run to run (net.4.5.x86: 945-958 M in
+    # four runs), "as scheduled" more (1.83-1.88x); on a trace as small as CrossMachineHTTP's the schedule
+    # gives most batches to one thread.
+    say ""
+    say "### callgrind: -j 2 thread by thread (xml, the source traces)"
+    say ""
+    say "| mix | -j 1 instructions | -j 2, all threads | -j 2 / -j 1 | busier thread | work bound | as scheduled |"
+    say "|---|---:|---:|---:|---:|---:|---:|"
+    for mix in $MIXES; do
+        gzip -dc "$(source_of "$mix")" > "$tmp/src.etl"
+        one=$(ir "$ETLCONV" -q -j 1 -of xml -o /dev/null "$tmp/src.etl")
+        rm -f "$tmp"/cg-*
+        valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$tmp/cg" \
+            "$ETLCONV" -q -j 2 -of xml -o /dev/null "$tmp/src.etl" > /dev/null 2>&1
+        say "$(cat "$tmp"/cg-* | awk -v m="$mix" -v one="$one" '/^totals:/ { t = $2; all += t; if (t > max) max = t }
+            END { printf "| %s | %.0f | %.0f | %.3f | %.0f | %.2fx | %.2fx |", m, one, all, all / one, max,
+                  one / (all / 2), one / max }')"
+    done
 fi
 
 for extra in tests/bench_*.sh; do
