@@ -8,6 +8,8 @@
 #     (default 3) of events/s, input MB/s, output MB/s and peak RSS (getrusage of the child).
 #  3. With valgrind: callgrind instructions per event on the source traces (the figure to track; it does
 #     not depend on the machine's load). CALLGRIND=all: every writer on every mix; CALLGRIND=no: none.
+#     Then -j 2 thread by thread (xml): the speed-up its instructions allow on two cores that do not slow
+#     each other.
 #  4. Every tests/bench_*.sh other features add; their output goes in a section of its own.
 # Environment: BENCH_MB, ROUNDS, MIXES (names below), WRITERS (default: all registered + info), BENCH_J (-j for
 # the writer rows; default: etlconv's own default, all cores), JOBS (the -j values of the extra xml rows,
