@@ -8,7 +8,7 @@
 # Record by record, both readers on every record of every trace up to 20000 events (python-evtx through its
 # parsing API: see FastRecords in tests/evtx_compare.py); on the five larger traces (168,000-186,000 events)
 # python-evtx reads every 64th chunk here, and `make check-evtx-full` (tests/evtx_corpus_full.sh, ~10 min)
-# reads every record of them with both readers.
+# reads every record of them with both readers. make sanitize checks less with the readers (see large_check below).
 . tests/tap_helpers.sh
 # the bundled manifests: UserData layouts (events whose template has one are written as UserData)
 COMPARE="/usr/bin/python3 tests/evtx_compare.py $(for m in src/schema/bundled/*.man src/schema/bundled/*.manifest; do printf -- '--manifest %s ' "$m"; done)"
@@ -16,6 +16,13 @@ CORPUS=../shared/corpus
 [ -d "$CORPUS" ] || CORPUS=testdata
 
 count_events() { grep -c '^<Event xmlns=' "$1"; }
+# Under the sanitizers (make sanitize) the subject is etlconv's memory safety while it writes every trace's EVTX,
+# which runs in full, with evtxinfo's count; there the five large traces get the structure and CRC check against
+# that count only (--records), not the record-by-record comparison, whose reading of etlconv's XML (ElementTree,
+# 36 s a trace) tests nothing the plain make check run does not: CI runs both at once in 30 minutes.
+# The smaller traces keep libevtx on every record there, and python-evtx reads their first and last chunk.
+large_check=full py_small=all
+case "${SANFLAGS:-}" in *address*) large_check=structure py_small=edges ;; esac
 
 for f in $(find "$CORPUS" -name '*.etl.gz' | sort) "$CORPUS/etwanalyzer/empty.etl"; do
   [ -f "$f" ] || continue
@@ -36,15 +43,18 @@ for f in $(find "$CORPUS" -name '*.etl.gz' | sort) "$CORPUS/etwanalyzer/empty.et
   check "$rc" "$?" "$b: EVTX exit status as XML's"
   # System/Computer: the machine the kernel's SystemConfig CPU rundown names (the XML's ComputerName), or empty
   pc=$(sed -n 's/.*<Data Name="ComputerName">\([^<]*\)<.*/\1/p' "$T/$b.xml" | head -1)
-  if [ "$ne" -gt 20000 ]; then
+  if [ "$ne" -gt 20000 ] && [ $large_check = structure ]; then
+    $COMPARE "$T/$b.xml" "$T/$b.evtx" --records "$ne" > "$T/$b.cmp" 2>&1
+    ok $? "$b: CRCs and structure of every chunk, $ne records (sanitizers: the records are compared in make check)"
+  elif [ "$ne" -gt 20000 ]; then
     $COMPARE "$T/$b.xml" "$T/$b.evtx" --python every:64 --libevtx no --computer "$pc" > "$T/$b.cmp" 2>&1
     ok $? "$b: CRCs and structure of every chunk; python-evtx's records of every 64th chunk equal etlconv's XML (Computer '$pc')"
   else
-    $COMPARE "$T/$b.xml" "$T/$b.evtx" --python all --computer "$pc" > "$T/$b.cmp" 2>&1
-    ok $? "$b: CRCs and structure; every record, read by libevtx and by python-evtx, equals etlconv's XML (Computer '$pc')"
+    $COMPARE "$T/$b.xml" "$T/$b.evtx" --python $py_small --computer "$pc" > "$T/$b.cmp" 2>&1
+    ok $? "$b: CRCs and structure; every record read by libevtx, and python-evtx's ($py_small), equals etlconv's XML (Computer '$pc')"
   fi
   grep -q 'errors=0' "$T/$b.cmp" || sed 's/^/# /' "$T/$b.cmp" | head -8
-  if [ "$b" = gcevents.PerfViewData ] || [ "$b" = diaghub.user_paged.1 ]; then
+  if { [ "$b" = gcevents.PerfViewData ] || [ "$b" = diaghub.user_paged.1 ]; } && grep -q userdata-manifests= "$T/$b.cmp"; then
     # CLR events whose ClrEtwAll template has a <UserData> layout: written as UserData, as many as the
     # manifests give for the XML's events (evtx_compare.py counts them with ElementTree)
     ud=$(sed -n 's/.* userdata-[a-z-]*=\([0-9]*\).*/\1/p' "$T/$b.cmp")

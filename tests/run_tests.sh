@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs every cmocka test binary given as arguments and every tests/cli_*.sh script, then prints one
 # closing line "N passed, N failed". Exit status is non-zero when anything failed.
-passed=0; failed=0; failed_names=""; timing=""
+passed=0; failed=0; failed_names=""; timing=""; started=$(date +%s)
 for t in "$@"; do
   [ -x "$t" ] || continue
   echo "== $t"
@@ -31,6 +31,7 @@ done
 # Wall seconds per test, slowest first: CI has 30 minutes for make check and make sanitize together.
 echo "== slowest tests (wall s)"
 printf "$timing" | sort -rn | head -12
+echo "$(( $(date +%s) - started )) s in all"
 [ -n "$failed_names" ] && echo "failing:$failed_names"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
