@@ -5,7 +5,7 @@ CC        ?= cc
 BUILD     ?= build
 PREFIX    ?= /usr/local
 DESTDIR   ?=
-PKGS      := libxml-2.0 zlib libzstd
+PKGS      := libxml-2.0 zlib libzstd libdeflate
 OPTFLAGS  ?= -O3 -g
 WARNFLAGS := -std=c11 -Wall -Wextra -Werror
 # Recursive (=) so they are looked up when used, not when the Makefile is read: `make` then works in the

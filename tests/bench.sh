@@ -37,7 +37,7 @@ cflags="-std=c11 -O2 -g -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -I
 $CC $cflags -o "$BUILD/bench/bench_decompress" tests/bench/bench_decompress.c "$BUILD/libetl.a" -lz
 $CC $cflags -o "$BUILD/bench/bench_run" tests/bench/bench_run.c
 $CC $cflags -o "$BUILD/bench/list_writers" tests/bench/list_writers.c "$BUILD/libetlformats.a" "$BUILD/libetl.a" \
-    $(pkg-config --libs libxml-2.0 zlib libzstd) -lcsv -lmspack -lpthread -lm
+    $(pkg-config --libs libxml-2.0 zlib libzstd libdeflate) -lcsv -lmspack -lpthread -lm
 WRITERS=${WRITERS:-"$("$BUILD/bench/list_writers" | tr '\n' ' ')info"}
 
 source_of() {

@@ -5,6 +5,8 @@
 #include "options_tracerpt.h"
 #include "options_wpp.h"
 #include "options_typed.h"
+#include "pipeline/compress.h"
+#include "suffix.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -350,7 +352,7 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
         } else if ((v = match(a, "--compress-level"))) {
             VALUE(a);
             uint64_t n;
-            if (parse_u64(v, &n) != 0 || n < 1 || n > 19) return fail("bad --compress-level '%s' (gzip 1..9, zstd 1..19)", v);
+            if (parse_u64(v, &n) != 0 || n < 1 || n > 19) return fail("bad --compress-level '%s' (gzip 1..12, zstd 1..19)", v);
             o->compress_level = (int)n;
             /* -- issue 15 (typed) options below; keep this line -- */
         } else if (etlconv_parse_typed_option(argc, argv, &i, o, &typed_status)) {
@@ -382,6 +384,9 @@ int etlconv_parse_options(int argc, char **argv, etlconv_options *o)
     if (o->input_count == 0) return fail("%s", "no input file");
     if (o->each && !o->output) return fail("%s", "--each needs -o DIR");
     if (o->each && o->summary_file) return fail("%s", "--each writes one summary per input; give -summary no file");
+    if (o->compress_level > ETL_GZIP_MAX_LEVEL && (o->gzip_output || (o->output && etlconv_has_suffix(o->output, ".gz"))))
+        return fail("%s", "--compress-level above 12 is for zstd; gzip takes 1..12");
+    _Static_assert(ETL_GZIP_MAX_LEVEL == 12, "the message above names gzip's levels");
     o->filters.provider_guids = calloc(o->filters.provider_count + 1, sizeof *o->filters.provider_guids);
     if (!o->filters.provider_guids) return fail("%s", "out of memory");
     for (size_t k = 0; k < o->filters.provider_count; k++)
@@ -480,7 +485,7 @@ void etlconv_print_help(FILE *out)
           "  -j, --threads N         threads for one conversion (default: the number of cores); the output is\n"
           "                          the same as with -j 1; XML, CSV, table and JSON Lines only\n"
           "  -o FILE.zst             zstd-compressed output (FILE.gz: gzip); both on worker threads with -j\n"
-          "  --compress-level N      gzip 1..9 or zstd 1..19 (default 1: as fast as the conversion)\n"
+          "  --compress-level N      gzip 1..12 or zstd 1..19 (default 1: as fast as the conversion)\n"
           /* -- issue 15 (typed) help lines below; keep this line -- */
           "Typed output (JSON and tables):\n"
           "  --json-bigint number|string\n"

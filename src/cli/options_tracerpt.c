@@ -1,6 +1,7 @@
 /* tracerpt's remaining options, the tracerpt-compatible mode and the command-line checks (see
  * options_tracerpt.h). */
 #include "options_tracerpt.h"
+#include "suffix.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -310,12 +311,6 @@ static int looks_like_guid(const char *s)
     return dashes >= 2;
 }
 
-static int has_gz_suffix(const char *s)
-{
-    size_t n = strlen(s);
-    return n > 3 && strcasecmp(s + n - 3, ".gz") == 0;
-}
-
 static int check_filters(const etlconv_filters *f)
 {
     for (size_t k = 0; k < f->event_id_count; k++) {
@@ -394,7 +389,7 @@ int etlconv_tracerpt_finish(etlconv_options *o)
                  o->gzip_output ? ".gz" : "");
         o->output = o->default_output;
     }
-    if (o->gzip_output && !o->each && (!o->output || !has_gz_suffix(o->output)))
+    if (o->gzip_output && !o->each && (!o->output || !etlconv_has_suffix(o->output, ".gz")))
         return usage("compressed output: name the file FILE.gz with -o (or use --each -o DIR)%s%s", "", "");
     return 0;
 }

@@ -6,6 +6,7 @@
 #endif
 #include "output.h"
 #include "output_internal.h"
+#include "suffix.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -74,16 +75,10 @@ void etlconv_output_set_compression(int level, int threads)
     compress_threads = threads;
 }
 
-static int has_suffix(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 /* The stream over `fd`: gzip when the name ends in ".gz", zstd for ".zst". */
 static int attach_stream(etlconv_output *o, int fd, const char *path)
 {
-    int gz = has_suffix(path, ".gz"), zst = has_suffix(path, ".zst");
+    int gz = etlconv_has_suffix(path, ".gz"), zst = etlconv_has_suffix(path, ".zst");
     if (gz || zst) {
         o->z = etl_compressor_new(zst ? ETL_COMPRESS_ZSTD : ETL_COMPRESS_GZIP, compress_level, compress_threads, fd);
         o->zfd = fd;

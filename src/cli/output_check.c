@@ -1,5 +1,6 @@
 /* Preconditions of every output, checked before anything is converted (see output_check.h). */
 #include "output_check.h"
+#include "suffix.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,12 +13,6 @@ typedef struct named_output {
     const char *option;
     const char *path;
 } named_output;
-
-static int has_suffix(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
 
 static int same_file(const struct stat *a, const struct stat *b)
 {
@@ -86,7 +81,7 @@ int etlconv_check_outputs(const etlconv_options *opt)
     if (opt->export_file) outs[n++] = (named_output){"-export", opt->export_file};
     if (!opt->each && opt->report && opt->report_file) outs[n++] = (named_output){"-report", opt->report_file};
     if (!opt->each && opt->interpreted_file) outs[n++] = (named_output){"-int", opt->interpreted_file};
-    if (opt->export_file && has_suffix(opt->export_file, ".gz")) {
+    if (opt->export_file && etlconv_has_suffix(opt->export_file, ".gz")) {
         fprintf(stderr, "etlconv: %s: -export writes a plain manifest; drop the .gz\n", opt->export_file);
         return -1;
     }

@@ -15,6 +15,7 @@ typedef enum etl_compression {
 /* Fast defaults: output is produced at conversion speed (gzip 1, zstd 1). */
 #define ETL_GZIP_DEFAULT_LEVEL 1
 #define ETL_ZSTD_DEFAULT_LEVEL 1
+#define ETL_GZIP_MAX_LEVEL 12  /* libdeflate's levels (zlib's stop at 9) */
 
 typedef struct etl_compressor etl_compressor;
 
