@@ -152,6 +152,11 @@ etl_compressor *etl_compressor_new(etl_compression kind, int level, int threads,
         return c;
     }
     c->level = level ? level : ETL_GZIP_DEFAULT_LEVEL;
+    if (c->level > ETL_GZIP_MAX_LEVEL) {  /* before any thread starts: a worker would fail every block */
+        free(c);
+        errno = EINVAL;
+        return NULL;
+    }
     c->nblocks = c->threads > 1 ? 2 * (size_t)c->threads : 1;
     c->blocks = calloc(c->nblocks, sizeof *c->blocks);
     if (!c->blocks) {

@@ -19,8 +19,9 @@ typedef enum etl_compression {
 
 typedef struct etl_compressor etl_compressor;
 
-/* level 0 = the default; threads <= 1 = compress in the caller's thread. NULL when memory is short or the
- * threads cannot start. The descriptor stays open (the caller closes it). */
+/* level 0 = the default; threads <= 1 = compress in the caller's thread (also when no thread can start).
+ * NULL when memory is short or the level is not the kind's (errno EINVAL: gzip above ETL_GZIP_MAX_LEVEL). The
+ * descriptor stays open (the caller closes it). */
 etl_compressor *etl_compressor_new(etl_compression kind, int level, int threads, int fd);
 /* 0, or -1 with errno set (write error, or EIO for a compression failure); later calls fail again. */
 int etl_compressor_write(etl_compressor *c, const void *data, size_t length);
