@@ -1,7 +1,8 @@
-/* Compressed output streams (src/pipeline/compress.c), read back by zlib, which shares no code with the
- * libdeflate members or libzstd frames written: every byte in order, whatever the level, the threads, the
- * sizes of the writes, including an empty stream; members cut at the same input offsets whatever the threads;
- * gzip levels libdeflate does not have refused before anything is written. */
+/* Compressed output streams (src/pipeline/compress.c), read back by readers that are not the writer's code:
+ * zlib's inflate for the libdeflate gzip members, libzstd's decoder for the zstd frames. Every byte in order at
+ * levels across gzip's range (the default, 1, 2, 7, 12), 1-3 threads, writes of any size, an empty stream;
+ * members cut at the same input offsets whatever the threads; gzip levels libdeflate does not have refused
+ * before anything is written. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -115,7 +116,7 @@ static void check_gzip(int level, int threads, size_t piece, unsigned char **kee
     }
 }
 
-static void gzip_every_level_reads_back(void **state)
+static void gzip_levels_read_back(void **state)
 {
     (void)state;
     for (int level = 0; level <= ETL_GZIP_MAX_LEVEL; level += level < 2 ? 1 : 5) /* 0 = default, 1, 2, 7, 12 */
@@ -192,7 +193,7 @@ static void gzip_levels_beyond_libdeflate_are_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(gzip_every_level_reads_back),
+        cmocka_unit_test(gzip_levels_read_back),
         cmocka_unit_test(gzip_threads_write_the_same_bytes),
         cmocka_unit_test(gzip_empty_stream_is_one_empty_member),
         cmocka_unit_test(zstd_reads_back),
