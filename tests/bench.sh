@@ -159,6 +159,14 @@ jobs_table() {
     fi
 }
 
+# times_rows MIX: ETLCONV_PIPELINE_TIMES lines on stdin as table rows, each part in % of the worker's pass
+times_rows() {
+    sed -n 's/^etlconv: -j worker //p' | sed 's/[:,()]/ /g' | awk -v m="$1" '
+        { p = $2 > 0 ? $2 : 1e-9
+          printf "| %s | %s | %.2f | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", m, $1, $2, $9,
+                 100 * $5 / p, 100 * $12 / p, 100 * $15 / p, 100 * $18 / p, 100 * $21 / p, 100 * $24 / p, 100 * $27 / p }'
+}
+
 for size in $BENCH_MB; do
     say ""
     say "### Generated traces of about $size MB: median of $ROUNDS runs"
@@ -183,6 +191,7 @@ for size in $BENCH_MB; do
                 say "$(row "$mix" "xml -j $j (-o /dev/null)" "$ev" "$mb" "$@")"
             done
             jobs_table "$mix" >> "$tmp/jobs"
+            ETLCONV_PIPELINE_TIMES=1 "$ETLCONV" -q -y -of xml -j 2 -o /dev/null "$f" 2>&1 | times_rows "$mix" >> "$tmp/times"
         fi
     done
     if [ -s "$tmp/jobs" ]; then
@@ -198,6 +207,16 @@ for size in $BENCH_MB; do
         say "|---|---:|---:|---:|---:|---:|---:|---:|"
         tee -a "$report" < "$tmp/jobs"
         rm -f "$tmp/jobs"
+    fi
+    if [ -s "$tmp/times" ]; then
+        say ""
+        say "Where each worker's time went in one more -j 2 run (ETLCONV_PIPELINE_TIMES; xml, -o /dev/null), in % of its"
+        say "pass: workers that read and render nearly all of it are held up by nothing but their cores' speed."
+        say ""
+        say "| mix | worker | pass s | records read | reading | rendering | observing | writing | releasing | waiting | other |"
+        say "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        tee -a "$report" < "$tmp/times"
+        rm -f "$tmp/times"
     fi
 done
 

@@ -31,6 +31,22 @@ $ETLCONV -q -j 1 -of csv --from 0.3 --to 0.9 "$T/nostart.etl" > "$T/one"; rc1=$?
 ETLCONV_BATCH_RECORDS=100 $ETLCONV -q -j 2 -of csv --from 0.3 --to 0.9 "$T/nostart.etl" > "$T/many"; rcj=$?
 cmp -s "$T/one" "$T/many" && [ $rc1 = $rcj ] && [ "$(wc -l < "$T/one")" -gt 1000 ]
 ok $? "no StartTime, --from 0.3 --to 0.9: -j 2 equals -j 1 ($(wc -l < "$T/one") rows)"
+# ETLCONV_PIPELINE_TIMES: one line per worker on stderr, the output unchanged; the workers' records together
+# are the trace's events as --info counts them (each read once), and the parts lie within each worker's pass
+$ETLCONV -q -j 2 -of xml "$P" > "$T/one"
+ETLCONV_PIPELINE_TIMES=1 $ETLCONV -q -j 2 -of xml "$P" > "$T/many" 2> "$T/times"; rcj=$?
+cmp -s "$T/one" "$T/many" && [ $rcj = 0 ]; ok $? "ETLCONV_PIPELINE_TIMES: the output is unchanged"
+[ "$(grep -c '^etlconv: -j worker [01]: ' "$T/times")" = 2 ] && [ "$(wc -l < "$T/times")" = 2 ]
+ok $? "ETLCONV_PIPELINE_TIMES: one line per worker"
+events=$($ETLCONV --info "$P" 2>/dev/null | awk -F'\t' '$1 == "events" { print $2 }')
+sed 's/[:,()]/ /g' "$T/times" | awk -v events="$events" '
+    { pass = $5; parts = 0; for (i = 6; i < NF; i++) { if ($i == "records") records += $(i - 1)
+                                                        if ($(i + 1) == "s" && $i ~ /^[0-9.]+$/ && i > 5) parts += $i }
+      if (parts > pass + 0.002) bad = 1 }  # each figure is rounded to the millisecond
+    END { exit !(records == events && events > 100000 && !bad) }'
+ok $? "ETLCONV_PIPELINE_TIMES: the workers read the $events events once between them, parts within the pass"
+ETLCONV_PIPELINE_TIMES=1 $ETLCONV -q -j 1 -of xml "$P" 2> "$T/times" > /dev/null
+check "$(wc -c < "$T/times")" 0 "ETLCONV_PIPELINE_TIMES with -j 1 (no pipeline): nothing on stderr"
 # writers that need every event in order stay on one thread and still work with -j
 $ETLCONV -q -j 2 -of summary "$P" > "$T/s2"; $ETLCONV -q -j 1 -of summary "$P" > "$T/s1"
 diff "$T/s1" "$T/s2" | grep -v -i 'elapsed\|seconds\|^---\|^[0-9]' | grep -q . ; check $? 1 "summary with -j 2 (one thread) equals -j 1 but for the elapsed time"

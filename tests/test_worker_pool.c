@@ -70,6 +70,8 @@ typedef struct pipe_run {
     size_t batch_records;     /* 0: 7 */
     int hold_reader;          /* list every record, holding the reader at the 50th (pipe_listed_holding) */
     const char *path;         /* NULL: KernelNetwork */
+    int timed;                /* config.timed: the workers' etl_parallel_times land in `times` */
+    etl_parallel_times times[THREADS];
     uint64_t releases_deferred; /* the trace's etl_trace_stats after the pass */
     etl_parallel *pipeline;
     unsigned long listed;     /* records the reader listed so far */
@@ -164,15 +166,17 @@ static void run_pipeline(etl_worker_pool *pool, pipe_run *run)
     size_t batch_records = run->batch_records ? run->batch_records : 7;  /* small batches: every worker owns many */
     int hold = run->hold_reader;
     const char *path = run->path;
+    int timed = run->timed;
     memset(run, 0, sizeof *run);
     run->path = path;
+    run->timed = timed;
     run->keep_until_end = keeping = keep;
     run->threads = threads;
     run->batch_records = batch_records;
     run->hold_reader = hold;
     etl_parallel_ops ops = {pipe_start, pipe_record, pipe_diagnostic, NULL, keep ? pipe_batch_end : NULL,
                             hold ? pipe_listed_holding : NULL, NULL};
-    etl_parallel_config config = {threads, batch_records, 0, 0, pool};
+    etl_parallel_config config = {threads, batch_records, 0, 0, pool, timed};
     etl_sink sink = {pipe_sink, run};
     etl_parallel *p = etl_parallel_start(&config, &ops, run, &sink);
     assert_non_null(p);
@@ -181,6 +185,9 @@ static void run_pipeline(etl_worker_pool *pool, pipe_run *run)
     assert_int_equal(etl_parallel_pass(p, trace, &status), 0);
     assert_int_equal(status, ETL_OK);
     assert_int_equal(etl_parallel_finish(p), 0);
+    for (unsigned i = 0; i < threads; i++) assert_int_equal(etl_parallel_worker_times(p, i, &run->times[i]), 0);
+    etl_parallel_times none;
+    assert_int_equal(etl_parallel_worker_times(p, threads, &none), -1);
     etl_parallel_free(p);
     run->releases_deferred = etl_trace_get_stats(trace)->releases_deferred;
     etl_close(trace);
@@ -242,6 +249,36 @@ static void test_batch_end_hands_over_the_text(void **state)
  * its cache), not into the memory of the batch's slot, which comes round only after `window` batches. One
  * worker writes each batch as soon as it rendered it: every batch after the first is rendered where the first
  * was (7 short lines fit the first allocation: no realloc moves it). */
+/* config.timed: each worker's times account for its part. The worker that reads a batch renders it, so the
+ * records each one read are the ones it rendered, and together every record, read once; the batches are those
+ * of 7 records; every part lies within the pass. An untimed run keeps the counts but no times. */
+static void test_times_account_for_each_worker(void **state)
+{
+    (void)state;
+    static pipe_run timed, untimed;
+    timed.timed = 1;
+    run_pipeline(NULL, &timed);
+    run_pipeline(NULL, &untimed);
+    assert_false(timed.out_of_order);
+    uint64_t records = 0, batches = 0, writing = 0;
+    for (int i = 0; i < THREADS; i++) {
+        const etl_parallel_times *t = &timed.times[i];
+        assert_int_equal(t->records_read, timed.workers[i].rendered);
+        records += t->records_read;
+        batches += t->batches_read;
+        writing += t->writing;
+        assert_true(t->pass > 0);
+        assert_true(t->reading > 0 && t->rendering > 0);
+        assert_true(t->reading + t->rendering + t->observing + t->writing + t->releasing + t->waiting <= t->pass);
+        const etl_parallel_times *u = &untimed.times[i];  /* its counts, but no clock readings */
+        assert_int_equal(u->records_read, untimed.workers[i].rendered);
+        assert_int_equal(u->pass + u->reading + u->rendering + u->observing + u->writing + u->releasing + u->waiting, 0);
+    }
+    assert_int_equal(records, timed.written);
+    assert_int_equal(batches, (timed.written + 6) / 7);
+    assert_true(writing > 0);
+}
+
 static void test_batches_are_rendered_into_hot_memory(void **state)
 {
     (void)state;
@@ -298,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_pipeline_runs_on_a_kept_pool),
         cmocka_unit_test(test_batch_end_hands_over_the_text),
         cmocka_unit_test(test_batches_are_rendered_into_hot_memory),
+        cmocka_unit_test(test_times_account_for_each_worker),
         cmocka_unit_test(test_workers_release_the_mapped_pages),
         cmocka_unit_test(test_a_waiting_worker_ends_the_readers_batch),
     };

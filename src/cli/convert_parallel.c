@@ -140,6 +140,23 @@ static void *worker_start(void *ctx, unsigned index)
     return w;
 }
 
+/* ETLCONV_PIPELINE_TIMES set: where each worker's time went (one line each, on stderr), to tell a host whose
+ * cores slow each other (the workers busy nearly all their pass) from a pipeline that holds them up. */
+static void print_times(const etl_parallel *p, unsigned threads)
+{
+    for (unsigned i = 0; i < threads; i++) {
+        etl_parallel_times t;
+        if (etl_parallel_worker_times(p, i, &t) != 0) continue;
+        uint64_t parts = t.reading + t.rendering + t.observing + t.writing + t.releasing + t.waiting;
+        fprintf(stderr,
+                "etlconv: -j worker %u: %.3f s: reading %.3f s (%llu batches, %llu records), rendering %.3f s, "
+                "observing %.3f s, writing %.3f s, releasing %.3f s, waiting %.3f s, other %.3f s\n",
+                i, t.pass / 1e9, t.reading / 1e9, (unsigned long long)t.batches_read,
+                (unsigned long long)t.records_read, t.rendering / 1e9, t.observing / 1e9, t.writing / 1e9,
+                t.releasing / 1e9, t.waiting / 1e9, (t.pass > parts ? t.pass - parts : 0) / 1e9);
+    }
+}
+
 static int worker_record(void *state, const etl_event_record *record, etl_textbuf *out)
 {
     worker *w = state;
@@ -221,11 +238,13 @@ int etlconv_process_parallel(run *r, etl_schema_registry *registry, const etlcon
         return rc;
     }
     xmlInitParser();  /* workers may parse manifests (deferred bundled ones) on their threads */
-    etl_parallel_config config = {sh.threads, 0, 0, 0, NULL};
+    etl_parallel_config config = {sh.threads, 0, 0, 0, NULL, 0};
     if (job->workers && !*job->workers) *job->workers = etl_worker_pool_new(sh.threads - 1);  /* NULL: own threads */
     if (job->workers) config.pool = *job->workers;
     const char *batch = getenv("ETLCONV_BATCH_RECORDS");  /* tuning and tests: records per batch */
     if (batch && atol(batch) > 0) config.batch_records = (size_t)atol(batch);
+    const char *timed = getenv("ETLCONV_PIPELINE_TIMES");
+    config.timed = timed && *timed && strcmp(timed, "0") != 0;
     etl_parallel_ops ops = {worker_start, worker_record, run_diagnostic, run_progress, worker_batch_end, listed,
                             needs_every};
     etl_parallel *p = etl_parallel_start(&config, &ops, &sh, r->out_sink);
@@ -238,6 +257,7 @@ int etlconv_process_parallel(run *r, etl_schema_registry *registry, const etlcon
         r->written += w->own.written;
         if (i > 0 && w->own.decoder) etlconv_add_decode_stats(helpers, etl_decoder_get_stats(w->own.decoder));
     }
+    if (p && config.timed) print_times(p, sh.threads);
     etl_parallel_free(p);
     for (unsigned i = 0; i < sh.threads; i++) {
         worker *w = &sh.workers[i];

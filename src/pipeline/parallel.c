@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pipeline/batch.h"
 #include "pipeline/workers.h"
@@ -47,6 +48,7 @@ typedef struct worker {
     void *state;
     uint64_t passed;  /* batches 0..passed-1 rendered or observed by this worker */
     etl_textbuf spare;  /* (under `mu`) empty text memory this worker rendered into last: see lend_hot_text */
+    etl_parallel_times times;  /* its own: written by its thread only */
 } worker;
 
 struct etl_parallel {
@@ -74,6 +76,7 @@ struct etl_parallel {
     int finished;             /* the trace was read to its end (or reading failed) */
     int process_status;       /* what the last etl_process returned */
     int closed, stop;
+    int timed;                /* config.timed */
     /* the reading worker's, used at every record (its turn under `mu` passes them on): on a line of their own,
      * or each ++read_records took the line from a worker spinning on `reading` and gave it back */
     ETL_CACHE_LINE_ALIGNED etl_batch *filling;
@@ -103,6 +106,21 @@ int etl_parallel_defer_diagnostic(const etl_diagnostic *d)
     default: return 0;
     }
 }
+
+/* A reading of the clock for etl_parallel_times, 0 when the run is not timed (no call then). */
+static uint64_t clock_now(const etl_parallel *p)
+{
+    if (!p->timed) return 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Adds the time since `since` (a clock_now) to one of w's parts. */
+#define SPENT(p, part, since) \
+    do { \
+        if ((p)->timed) w->times.part += clock_now(p) - (since); \
+    } while (0)
 
 static void stop_run(etl_parallel *p)
 {
@@ -248,7 +266,7 @@ static int write_batch(etl_parallel *p, etl_batch *b)
 
 /* With `mu` held: writes every rendered batch that is next in order, unless another worker is writing (it
  * writes them then: it looks again before it gives the turn up). */
-static void write_ready(etl_parallel *p)
+static void write_ready(etl_parallel *p, worker *w)
 {
     if (p->writing) return;
     p->writing = 1;
@@ -256,7 +274,9 @@ static void write_ready(etl_parallel *p)
         etl_batch *b = &p->slots[p->next_write % p->window];
         if (p->stop || p->next_write >= p->published || !b->rendered) break;
         pthread_mutex_unlock(&p->mu);
+        uint64_t since = clock_now(p);
         int rc = write_batch(p, b);
+        SPENT(p, writing, since);
         pthread_mutex_lock(&p->mu);
         if (rc != 0) p->stop = 1;
         return_hot_text(p, b);
@@ -277,12 +297,15 @@ static void write_ready(etl_parallel *p)
  * the trace is read and the worker passed every batch, or the run stopped. */
 static void take_part(etl_parallel *p, worker *w)
 {
+    uint64_t start = clock_now(p);
     pthread_mutex_lock(&p->mu);
     while (!p->stop) {
         if (w->passed < p->published) {  /* a batch another worker read: observe it before anything later */
             etl_batch *b = &p->slots[w->passed % p->window];
             pthread_mutex_unlock(&p->mu);
+            uint64_t since = clock_now(p);
             int rc = run_batch(w, b, 0);
+            SPENT(p, observing, since);
             pthread_mutex_lock(&p->mu);
             if (rc != 0) p->stop = 1;
             w->passed++;
@@ -295,8 +318,12 @@ static void take_part(etl_parallel *p, worker *w)
             lend_hot_records(p, w, &p->slots[seq % p->window]);
             pthread_mutex_unlock(&p->mu);
             int status;
+            uint64_t since = clock_now(p);
             int any = read_batch(p, seq, &status);
             etl_batch *b = &p->slots[seq % p->window];
+            SPENT(p, reading, since);
+            w->times.batches_read += any;
+            w->times.records_read += b->count;
             pthread_mutex_lock(&p->mu);
             p->reading = 0;
             p->turn_wanted = 0;
@@ -315,19 +342,24 @@ static void take_part(etl_parallel *p, worker *w)
             pthread_cond_broadcast(&p->cv);
             if (!any) continue;
             pthread_mutex_unlock(&p->mu);
+            since = clock_now(p);
             int rc = run_batch(w, b, 1);
+            SPENT(p, rendering, since);
+            since = clock_now(p);
             etl_trace_release_due(p->trace);  /* a release the reader marked as due, outside its turn */
+            SPENT(p, releasing, since);
             pthread_mutex_lock(&p->mu);
             if (rc != 0) p->stop = 1;
             b->rendered = 1;
             pass_batch(p, b);
-            write_ready(p);
+            write_ready(p, w);
             continue;
         }
         if (p->finished && !p->reading) break;  /* and every published batch passed (above) */
         if (p->reading && !p->finished) {  /* the turn comes free within one batch's reading: wait awake */
             p->turn_wanted = 1;  /* and the reader ends its batch soon (CUT_MIN_RECORDS) */
             pthread_mutex_unlock(&p->mu);
+            uint64_t since = clock_now(p);
             /* meanwhile, decompress the buffers the reader will want next (a compressed trace's reading is
              * mostly decompression: its turns get shorter) */
             int help = 1;
@@ -336,13 +368,17 @@ static void take_part(etl_parallel *p, worker *w)
                 if ((help || spin % 256 == 0) && (help = etl_trace_prefetch_help(p->trace))) continue;
                 cpu_relax();
             }
+            SPENT(p, waiting, since);
             pthread_mutex_lock(&p->mu);
             if (!p->reading) continue;
         }
+        uint64_t since = clock_now(p);
         pthread_cond_wait(&p->cv, &p->mu);
+        SPENT(p, waiting, since);
     }
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
+    SPENT(p, pass, start);
 }
 
 static void worker_main(void *arg, unsigned index)
@@ -376,6 +412,7 @@ int etl_parallel_pass(etl_parallel *p, etl_trace *trace, int *process_status)
     p->maps = maps;
     p->map_count = files;
     etl_trace_defer_release(trace, 1);
+    for (unsigned i = 0; i < p->threads; i++) memset(&p->workers[i].times, 0, sizeof p->workers[i].times);
     pthread_mutex_lock(&p->mu);
     p->trace = trace;
     pthread_cond_broadcast(&p->cv);
@@ -405,6 +442,7 @@ etl_parallel *etl_parallel_start(const etl_parallel_config *config, const etl_pa
     p->ctx = ctx;
     p->sink = sink;
     p->threads = config->threads ? config->threads : 1;
+    p->timed = config->timed;
     /* one being read, one being rendered by each worker, and room for those waiting to be written in order
      * while a worker whose core the host took away holds one up; record memory for window + threads batches */
     p->window = config->window ? config->window : 4 * (size_t)p->threads + 2;
@@ -460,6 +498,13 @@ int etl_parallel_finish(etl_parallel *p)
 int etl_parallel_turn_wanted(const etl_parallel *p)
 {
     return atomic_load_explicit(&p->turn_wanted, memory_order_relaxed);
+}
+
+int etl_parallel_worker_times(const etl_parallel *p, unsigned index, etl_parallel_times *out)
+{
+    if (!p || !p->workers || index >= p->threads) return -1;
+    *out = p->workers[index].times;
+    return 0;
 }
 
 void *etl_parallel_worker(const etl_parallel *p, unsigned index)

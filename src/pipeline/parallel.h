@@ -81,7 +81,23 @@ typedef struct etl_parallel_config {
     size_t window;           /* batches in flight; 0: 4 x threads + 2 */
     struct etl_worker_pool *pool; /* threads kept across runs (pipeline/workers.h) when it has `threads` - 1;
                                    * NULL: the run starts and joins its own */
+    int timed;               /* keep etl_parallel_times (two clock readings per step of a worker; 0: none) */
 } etl_parallel_config;
+
+/* Where one worker's time in a pass went: nanoseconds of CLOCK_MONOTONIC with config.timed (the counts are kept
+ * always). What `pass` holds beyond the parts is the pipeline's own bookkeeping (its mutex, handing memory and
+ * batches on). Whether -j N gains what the cores allow shows here: a worker that reads and renders nearly all of
+ * its pass is held up by nothing but its core's speed. */
+typedef struct etl_parallel_times {
+    uint64_t pass;         /* from the worker's start in the pass to its end */
+    uint64_t reading;      /* its turns of reading (parsing, decompressing, copying records into batches) */
+    uint64_t rendering;    /* decoding and rendering the batches it read */
+    uint64_t observing;    /* the listed records of the batches the others read */
+    uint64_t writing;      /* handing rendered batches to the sink, in order */
+    uint64_t releasing;    /* giving mapped pages back (etl_trace_release_due) */
+    uint64_t waiting;      /* for the reader's turn, a free slot or the others: polling and sleeping */
+    uint64_t batches_read, records_read;
+} etl_parallel_times;
 
 typedef struct etl_parallel etl_parallel;
 
@@ -97,6 +113,10 @@ int etl_parallel_pass(etl_parallel *p, etl_trace *trace, int *process_status);
 int etl_parallel_finish(etl_parallel *p);
 /* 1 while a worker waits for the reader's turn: the reader then ends its batch once it holds 32 records. */
 int etl_parallel_turn_wanted(const etl_parallel *p);
+/* Worker `index`'s times of the last pass (its counts always, the times only with config.timed); 0, or -1 when
+ * there is no such worker.
+ * Read them after etl_parallel_finish. */
+int etl_parallel_worker_times(const etl_parallel *p, unsigned index, etl_parallel_times *out);
 /* A worker's state (after etl_parallel_finish: its thread has ended); NULL when it never started. */
 void *etl_parallel_worker(const etl_parallel *p, unsigned index);
 void etl_parallel_free(etl_parallel *p);
