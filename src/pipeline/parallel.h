@@ -95,7 +95,8 @@ typedef struct etl_parallel_times {
     uint64_t observing;    /* the listed records of the batches the others read */
     uint64_t writing;      /* handing rendered batches to the sink, in order */
     uint64_t releasing;    /* giving mapped pages back (etl_trace_release_due) */
-    uint64_t waiting;      /* for the reader's turn, a free slot or the others: polling and sleeping */
+    uint64_t waiting;      /* for the reader's turn, a free slot or the others: polling (on a compressed trace
+                            * also decompressing the buffers the reader will want next) and sleeping */
     uint64_t batches_read, records_read;
 } etl_parallel_times;
 
