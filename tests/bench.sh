@@ -161,7 +161,7 @@ jobs_table() {
 
 # times_rows MIX: ETLCONV_PIPELINE_TIMES lines on stdin as table rows, each part in % of the worker's pass
 times_rows() {
-    sed -n 's/^etlconv: -j worker //p' | sed 's/[:,()]/ /g' | awk -v m="$1" '
+    sed -n 's/^etlconv: .*: -j worker //p' | sed 's/[:,()]/ /g' | awk -v m="$1" '
         { p = $2 > 0 ? $2 : 1e-9
           printf "| %s | %s | %.2f | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", m, $1, $2, $9,
                  100 * $5 / p, 100 * $12 / p, 100 * $15 / p, 100 * $18 / p, 100 * $21 / p, 100 * $24 / p, 100 * $27 / p }'

@@ -36,12 +36,12 @@ ok $? "no StartTime, --from 0.3 --to 0.9: -j 2 equals -j 1 ($(wc -l < "$T/one") 
 $ETLCONV -q -j 2 -of xml "$P" > "$T/one"
 ETLCONV_PIPELINE_TIMES=1 $ETLCONV -q -j 2 -of xml "$P" > "$T/many" 2> "$T/times"; rcj=$?
 cmp -s "$T/one" "$T/many" && [ $rcj = 0 ]; ok $? "ETLCONV_PIPELINE_TIMES: the output is unchanged"
-[ "$(grep -c '^etlconv: -j worker [01]: ' "$T/times")" = 2 ] && [ "$(wc -l < "$T/times")" = 2 ]
-ok $? "ETLCONV_PIPELINE_TIMES: one line per worker"
+[ "$(grep -c "^etlconv: $P: -j worker [01]: " "$T/times")" = 2 ] && [ "$(wc -l < "$T/times")" = 2 ]
+ok $? "ETLCONV_PIPELINE_TIMES: one line per worker, naming the trace"
 events=$($ETLCONV --info "$P" 2>/dev/null | awk -F'\t' '$1 == "events" { print $2 }')
-sed 's/[:,()]/ /g' "$T/times" | awk -v events="$events" '
-    { pass = $5; parts = 0; for (i = 6; i < NF; i++) { if ($i == "records") records += $(i - 1)
-                                                        if ($(i + 1) == "s" && $i ~ /^[0-9.]+$/ && i > 5) parts += $i }
+sed 's/^.*: -j worker /worker /; s/[:,()]/ /g' "$T/times" | awk -v events="$events" '
+    { pass = $3; parts = 0; for (i = 4; i < NF; i++) { if ($i == "records") records += $(i - 1)
+                                                        if ($(i + 1) == "s" && $i ~ /^[0-9.]+$/) parts += $i }
       if (parts > pass + 0.002) bad = 1 }  # each figure is rounded to the millisecond
     END { exit !(records == events && events > 100000 && !bad) }'
 ok $? "ETLCONV_PIPELINE_TIMES: the workers read the $events events once between them, parts within the pass"

@@ -142,16 +142,17 @@ static void *worker_start(void *ctx, unsigned index)
 
 /* ETLCONV_PIPELINE_TIMES set: where each worker's time went (one line each, on stderr), to tell a host whose
  * cores slow each other (the workers busy nearly all their pass) from a pipeline that holds them up. */
-static void print_times(const etl_parallel *p, unsigned threads)
+static void print_times(const etl_parallel *p, unsigned threads, const etlconv_job *job)
 {
+    const char *name = job->input_count ? job->inputs[0] : "-";  /* --each: which file; merged: the first */
     for (unsigned i = 0; i < threads; i++) {
         etl_parallel_times t;
         if (etl_parallel_worker_times(p, i, &t) != 0) continue;
         uint64_t parts = t.reading + t.rendering + t.observing + t.writing + t.releasing + t.waiting;
         fprintf(stderr,
-                "etlconv: -j worker %u: %.3f s: reading %.3f s (%llu batches, %llu records), rendering %.3f s, "
+                "etlconv: %s: -j worker %u: %.3f s: reading %.3f s (%llu batches, %llu records), rendering %.3f s, "
                 "observing %.3f s, writing %.3f s, releasing %.3f s, waiting %.3f s, other %.3f s\n",
-                i, t.pass / 1e9, t.reading / 1e9, (unsigned long long)t.batches_read,
+                name, i, t.pass / 1e9, t.reading / 1e9, (unsigned long long)t.batches_read,
                 (unsigned long long)t.records_read, t.rendering / 1e9, t.observing / 1e9, t.writing / 1e9,
                 t.releasing / 1e9, t.waiting / 1e9, (t.pass > parts ? t.pass - parts : 0) / 1e9);
     }
@@ -257,7 +258,7 @@ int etlconv_process_parallel(run *r, etl_schema_registry *registry, const etlcon
         r->written += w->own.written;
         if (i > 0 && w->own.decoder) etlconv_add_decode_stats(helpers, etl_decoder_get_stats(w->own.decoder));
     }
-    if (p && config.timed) print_times(p, sh.threads);
+    if (p && config.timed) print_times(p, sh.threads, job);
     etl_parallel_free(p);
     for (unsigned i = 0; i < sh.threads; i++) {
         worker *w = &sh.workers[i];
