@@ -62,6 +62,7 @@ typedef struct pipe_worker {
     size_t memory_count;
     int owns_first;           /* it rendered the trace's first record */
     unsigned long first_batch; /* then: the records of that first batch */
+    uint64_t own_ns, observe_ns; /* time in pipe_record for its own records and for the others' */
 } pipe_worker;
 
 typedef struct pipe_run {
@@ -79,6 +80,7 @@ typedef struct pipe_run {
     pipe_worker workers[THREADS];
     unsigned long sequence;   /* records numbered in the order the workers see them */
     unsigned long written;    /* lines the sink got in order */
+    uint64_t sink_ns;         /* time in pipe_sink */
     int out_of_order;
 } pipe_run;
 
@@ -90,6 +92,14 @@ static void *pipe_start(void *ctx, unsigned index)
 }
 
 static int keeping;  /* the run's keep_until_end, for pipe_record */
+static uint64_t render_spin_ns;  /* pipe_record spends this long on each record it renders */
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* batch_end: the batch's lines move to it by exchanging buffers (as the CLI's workers do) */
 static int pipe_batch_end(void *state, etl_textbuf *out)
@@ -108,6 +118,7 @@ static int pipe_record(void *state, const etl_event_record *record, etl_textbuf 
 {
     (void)record;
     pipe_worker *w = state;
+    uint64_t start = now_ns();
     if (out) {
         char line[32];
         int n = snprintf(line, sizeof line, "%lu\n", w->observed);
@@ -118,8 +129,11 @@ static int pipe_record(void *state, const etl_event_record *record, etl_textbuf 
         size_t k = 0;
         while (k < w->memory_count && w->memories[k] != into->data) k++;
         if (k == w->memory_count && k < sizeof w->memories / sizeof w->memories[0]) w->memories[w->memory_count++] = into->data;
+        while (now_ns() - start < render_spin_ns) {
+        }
     }
     w->observed++;
+    *(out ? &w->own_ns : &w->observe_ns) += now_ns() - start;
     return 0;
 }
 
@@ -132,6 +146,7 @@ static void pipe_diagnostic(void *ctx, const etl_diagnostic *d)
 static int pipe_sink(void *ctx, const void *data, size_t length)
 {
     pipe_run *run = ctx;
+    uint64_t start = now_ns();
     const char *p = data, *end = p + length;
     while (p < end) {
         unsigned long v = strtoul(p, NULL, 10);
@@ -140,18 +155,23 @@ static int pipe_sink(void *ctx, const void *data, size_t length)
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         p = nl ? nl + 1 : end;
     }
+    run->sink_ns += now_ns() - start;
     return 0;
 }
 
 /* The reader, every record: all are listed (every worker numbers every record). At the 50th it waits (up to
- * 10 s) until a worker waits for its turn. */
+ * 10 s) until a worker waits for its turn, and then 5 ms more. */
+#define HOLD_AFTER_WAITER_NS 5000000
+
 static int pipe_listed_holding(void *ctx, const etl_event_record *record)
 {
     (void)record;
     pipe_run *run = ctx;
-    if (++run->listed == 50)
+    if (++run->listed == 50) {
         for (int ms = 0; ms < 10000 && !(run->waiter_seen = etl_parallel_turn_wanted(run->pipeline)); ms++)
             nanosleep(&(struct timespec){0, 1000000}, NULL);
+        nanosleep(&(struct timespec){0, HOLD_AFTER_WAITER_NS}, NULL);  /* the waiter now waits that long at least */
+    }
     return 1;
 }
 
@@ -245,30 +265,32 @@ static void test_batch_end_hands_over_the_text(void **state)
     for (int i = 0; i < THREADS; i++) assert_int_equal(plain.workers[i].batch_ends, 0);
 }
 
-/* A worker renders a batch into the text memory of the batch it rendered last, once that was written (still in
- * its cache), not into the memory of the batch's slot, which comes round only after `window` batches. One
- * worker writes each batch as soon as it rendered it: every batch after the first is rendered where the first
- * was (7 short lines fit the first allocation: no realloc moves it). */
 /* config.timed: each worker's times account for its part. The worker that reads a batch renders it, so the
  * records each one read are the ones it rendered, and together every record, read once; the batches are those
- * of 7 records; every part lies within the pass. An untimed run keeps the counts but no times. */
+ * of 7 records. Each part holds at least the time the ops spent in it (rendering its own records, observing the
+ * others', the sink), and rendering spins 20 us a record, so a part that also counted another (reading that ran
+ * on over the rendering, say) would put the parts past the pass. An untimed run keeps the counts but no times. */
 static void test_times_account_for_each_worker(void **state)
 {
     (void)state;
     static pipe_run timed, untimed;
     timed.timed = 1;
+    render_spin_ns = 20000;
     run_pipeline(NULL, &timed);
+    render_spin_ns = 0;
     run_pipeline(NULL, &untimed);
     assert_false(timed.out_of_order);
     uint64_t records = 0, batches = 0, writing = 0;
     for (int i = 0; i < THREADS; i++) {
         const etl_parallel_times *t = &timed.times[i];
-        assert_int_equal(t->records_read, timed.workers[i].rendered);
+        const pipe_worker *w = &timed.workers[i];
+        assert_int_equal(t->records_read, w->rendered);
         records += t->records_read;
         batches += t->batches_read;
         writing += t->writing;
-        assert_true(t->pass > 0);
-        assert_true(t->reading > 0 && t->rendering > 0);
+        assert_true(t->reading > 0);
+        assert_true(t->rendering >= w->own_ns && w->own_ns >= 20000 * w->rendered);
+        assert_true(t->observing >= w->observe_ns && w->observe_ns > 0);
         assert_true(t->reading + t->rendering + t->observing + t->writing + t->releasing + t->waiting <= t->pass);
         const etl_parallel_times *u = &untimed.times[i];  /* its counts, but no clock readings */
         assert_int_equal(u->records_read, untimed.workers[i].rendered);
@@ -276,9 +298,13 @@ static void test_times_account_for_each_worker(void **state)
     }
     assert_int_equal(records, timed.written);
     assert_int_equal(batches, (timed.written + 6) / 7);
-    assert_true(writing > 0);
+    assert_true(writing >= timed.sink_ns && timed.sink_ns > 0);
 }
 
+/* A worker renders a batch into the text memory of the batch it rendered last, once that was written (still in
+ * its cache), not into the memory of the batch's slot, which comes round only after `window` batches. One
+ * worker writes each batch as soon as it rendered it: every batch after the first is rendered where the first
+ * was (7 short lines fit the first allocation: no realloc moves it). */
 static void test_batches_are_rendered_into_hot_memory(void **state)
 {
     (void)state;
@@ -301,10 +327,12 @@ static void test_workers_release_the_mapped_pages(void **state)
     two.threads = 2;
     two.batch_records = 256;
     two.path = "testdata/perfview/net.4.5.x86.PerfViewData.etl.gz";
+    two.timed = 1;
     run_pipeline(NULL, &two);
     assert_false(two.out_of_order);
     assert_true(two.written > 100000);
     assert_true(two.releases_deferred >= 4);
+    assert_true(two.times[0].releasing + two.times[1].releasing > 0);  /* and etl_parallel_times counts them */
 }
 
 /* A reader ends its batch early (after at least 32 records) when another worker waits for the reader's turn, so
@@ -319,6 +347,7 @@ static void test_a_waiting_worker_ends_the_readers_batch(void **state)
     two.batch_records = 1000;
     two.keep_until_end = 1;
     two.hold_reader = 1;
+    two.timed = 1;
     run_pipeline(NULL, &two);
     keeping = 0;
     assert_false(two.out_of_order);
@@ -326,6 +355,8 @@ static void test_a_waiting_worker_ends_the_readers_batch(void **state)
     assert_true(two.waiter_seen);
     pipe_worker *first = two.workers[0].owns_first ? &two.workers[0] : &two.workers[1];
     assert_in_range(first->first_batch, 32, 50);
+    /* the other worker waited while the reader held its turn (etl_parallel_times), polling and then asleep */
+    assert_true(two.times[first == &two.workers[0] ? 1 : 0].waiting >= HOLD_AFTER_WAITER_NS);
 }
 
 int main(void)

@@ -258,7 +258,10 @@ int etlconv_process_parallel(run *r, etl_schema_registry *registry, const etlcon
         r->written += w->own.written;
         if (i > 0 && w->own.decoder) etlconv_add_decode_stats(helpers, etl_decoder_get_stats(w->own.decoder));
     }
-    if (p && config.timed) print_times(p, sh.threads, job);
+    if (p && config.timed) {
+        etlconv_progress_finish(&r->progress);  /* the lines start on a line of their own */
+        print_times(p, sh.threads, job);
+    }
     etl_parallel_free(p);
     for (unsigned i = 0; i < sh.threads; i++) {
         worker *w = &sh.workers[i];

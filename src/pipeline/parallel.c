@@ -116,10 +116,10 @@ static uint64_t clock_now(const etl_parallel *p)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Adds the time since `since` (a clock_now) to one of w's parts. */
-#define SPENT(p, part, since) \
+/* Adds the time since `since` (a clock_now) to one of worker w's parts. */
+#define SPENT(w, part, since) \
     do { \
-        if ((p)->timed) w->times.part += clock_now(p) - (since); \
+        if ((w)->p->timed) (w)->times.part += clock_now((w)->p) - (since); \
     } while (0)
 
 static void stop_run(etl_parallel *p)
@@ -276,7 +276,7 @@ static void write_ready(etl_parallel *p, worker *w)
         pthread_mutex_unlock(&p->mu);
         uint64_t since = clock_now(p);
         int rc = write_batch(p, b);
-        SPENT(p, writing, since);
+        SPENT(w, writing, since);
         pthread_mutex_lock(&p->mu);
         if (rc != 0) p->stop = 1;
         return_hot_text(p, b);
@@ -305,7 +305,7 @@ static void take_part(etl_parallel *p, worker *w)
             pthread_mutex_unlock(&p->mu);
             uint64_t since = clock_now(p);
             int rc = run_batch(w, b, 0);
-            SPENT(p, observing, since);
+            SPENT(w, observing, since);
             pthread_mutex_lock(&p->mu);
             if (rc != 0) p->stop = 1;
             w->passed++;
@@ -321,7 +321,7 @@ static void take_part(etl_parallel *p, worker *w)
             uint64_t since = clock_now(p);
             int any = read_batch(p, seq, &status);
             etl_batch *b = &p->slots[seq % p->window];
-            SPENT(p, reading, since);
+            SPENT(w, reading, since);
             w->times.batches_read += any;
             w->times.records_read += b->count;
             pthread_mutex_lock(&p->mu);
@@ -344,10 +344,10 @@ static void take_part(etl_parallel *p, worker *w)
             pthread_mutex_unlock(&p->mu);
             since = clock_now(p);
             int rc = run_batch(w, b, 1);
-            SPENT(p, rendering, since);
+            SPENT(w, rendering, since);
             since = clock_now(p);
             etl_trace_release_due(p->trace);  /* a release the reader marked as due, outside its turn */
-            SPENT(p, releasing, since);
+            SPENT(w, releasing, since);
             pthread_mutex_lock(&p->mu);
             if (rc != 0) p->stop = 1;
             b->rendered = 1;
@@ -368,17 +368,17 @@ static void take_part(etl_parallel *p, worker *w)
                 if ((help || spin % 256 == 0) && (help = etl_trace_prefetch_help(p->trace))) continue;
                 cpu_relax();
             }
-            SPENT(p, waiting, since);
+            SPENT(w, waiting, since);
             pthread_mutex_lock(&p->mu);
             if (!p->reading) continue;
         }
         uint64_t since = clock_now(p);
         pthread_cond_wait(&p->cv, &p->mu);
-        SPENT(p, waiting, since);
+        SPENT(w, waiting, since);
     }
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
-    SPENT(p, pass, start);
+    SPENT(w, pass, start);
 }
 
 static void worker_main(void *arg, unsigned index)

@@ -89,10 +89,13 @@ typedef struct etl_parallel_config {
  * batches on). Whether -j N gains what the cores allow shows here: a worker that reads and renders nearly all of
  * its pass is held up by nothing but its core's speed. */
 typedef struct etl_parallel_times {
-    uint64_t pass;         /* from the worker's start in the pass to its end */
-    uint64_t reading;      /* its turns of reading (parsing, decompressing, copying records into batches) */
+    uint64_t pass;         /* from the worker's start in the pass to its end (worker 0's then waits, uncounted,
+                            * for the others' last batches to be written) */
+    uint64_t reading;      /* its turns of reading (parsing, decompressing, copying records into batches, and a
+                            * release of mapped pages the reader does itself) */
     uint64_t rendering;    /* decoding and rendering the batches it read */
-    uint64_t observing;    /* the listed records of the batches the others read */
+    uint64_t observing;    /* the listed records of the batches the others read (every record while the ops'
+                            * needs_every says so) */
     uint64_t writing;      /* handing rendered batches to the sink, in order */
     uint64_t releasing;    /* giving mapped pages back (etl_trace_release_due) */
     uint64_t waiting;      /* for the reader's turn, a free slot or the others: polling (on a compressed trace
