@@ -161,10 +161,14 @@ jobs_table() {
 
 # times_rows MIX: ETLCONV_PIPELINE_TIMES lines on stdin as table rows, each part in % of the worker's pass
 times_rows() {
-    sed -n 's/^etlconv: .*: -j worker //p' | sed 's/[:,()]/ /g' | awk -v m="$1" '
-        { p = $2 > 0 ? $2 : 1e-9
-          printf "| %s | %s | %.2f | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", m, $1, $2, $9,
-                 100 * $5 / p, 100 * $12 / p, 100 * $15 / p, 100 * $18 / p, 100 * $21 / p, 100 * $24 / p, 100 * $27 / p }'
+    sed -n 's/^etlconv: .*: -j worker /worker /p' | sed 's/[:,()]/ /g' | awk -v m="$1" '
+        # "worker N PASS s reading R s B batches C records rendering ... other O s": each part by its name
+        { delete v; for (i = 5; i < NF; i++) if ($(i + 1) == "s" && $(i - 1) ~ /^[a-z]+$/) v[$(i - 1)] = $i
+          for (i = 2; i <= NF; i++) if ($i == "records") records = $(i - 1)
+          p = $3 > 0 ? $3 : 1e-9
+          printf "| %s | %s | %.2f | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", m, $2, $3, records,
+                 100 * v["reading"] / p, 100 * v["rendering"] / p, 100 * v["observing"] / p, 100 * v["writing"] / p,
+                 100 * v["releasing"] / p, 100 * v["waiting"] / p, 100 * v["other"] / p }'
 }
 
 for size in $BENCH_MB; do
