@@ -412,6 +412,7 @@ int etl_parallel_pass(etl_parallel *p, etl_trace *trace, int *process_status)
     p->maps = maps;
     p->map_count = files;
     etl_trace_defer_release(trace, 1);
+    etl_trace_read_ahead(trace, 1);  /* the reader only copies: the renderer reads the records later */
     for (unsigned i = 0; i < p->threads; i++) memset(&p->workers[i].times, 0, sizeof p->workers[i].times);
     pthread_mutex_lock(&p->mu);
     p->trace = trace;

@@ -100,6 +100,11 @@ void etl_trace_defer_release(etl_trace *t, int on)
     if (t) t->defer_release = on != 0;
 }
 
+void etl_trace_read_ahead(etl_trace *t, int on)
+{
+    if (t) t->read_ahead = on != 0;
+}
+
 int etl_trace_release_due(etl_trace *t)
 {
     /* a load first: called after every batch, and the exchange would take the line at every call */
@@ -236,6 +241,7 @@ static int load_next_buffer(etl_trace *t, etl_stream *s)
         const etl_buffer_ref *b = &s->buffers[s->next_buffer++];
         s->current = b;
         s->pos = 0;
+        s->prefetched = 0;
         s->payload_len = 0;
         t->stats.bytes_done += b->disk_size;
         int rc = read_payload(t, s, b);
@@ -252,6 +258,20 @@ static int load_next_buffer(etl_trace *t, etl_stream *s)
     s->current = NULL;
     release_payload(t, s); /* exhausted: hold nothing */
     return ETL_OK;
+}
+
+/* Asks for the lines up to READ_AHEAD bytes past the current record (etl_trace_read_ahead). The -j pipeline's
+ * reader only parses and copies, and waited for each record's first line from memory: the first load of a
+ * record header was 45 % of position() at -j 2 against 14 % at -j 1 (perf, 1 GB net.4.5.x86 copy, AMD EPYC
+ * host); with 1024 bytes ahead the pipeline's reading took 16 % less time against its rendering (256: 11 %). */
+#define READ_AHEAD 1024
+static inline void read_ahead(etl_stream *s)
+{
+    size_t want = s->pos + s->advance + READ_AHEAD;
+    if (want > s->payload_len) want = s->payload_len;
+    size_t at = s->prefetched > s->pos ? s->prefetched : s->pos;
+    for (; at < want; at += 64) __builtin_prefetch(s->data + at);
+    s->prefetched = (uint32_t)at;
 }
 
 /* Parses the record at s->pos, moving to later buffers as needed. */
@@ -277,6 +297,7 @@ static int position(etl_trace *t, etl_stream *s)
             s->key_filetime = etl_clock_to_filetime(&f->clock, rec->raw_timestamp);
             rec->header.timestamp = (t->options.flags & ETL_OPEN_RAW_TIMESTAMP) ? rec->raw_timestamp : s->key_filetime;
             s->has_record = 1;
+            if (t->read_ahead) read_ahead(s);
             return ETL_OK;
         }
         if (r == ETL_RECORD_BAD) {

@@ -67,6 +67,8 @@ typedef struct etl_stream {
     const etl_buffer_ref *current;
     const uint8_t *data;         /* records of the current buffer: in the file's mapping, or `payload` */
     int mapped;                  /* data lies in the mapping: give its pages back when leaving the buffer */
+    uint32_t prefetched;         /* payload offset up to which etl_trace_read_ahead asked for the lines (a
+                                  * payload is at most 16 MiB; in the padding, so the stream's size stays) */
     uint8_t *payload;            /* a decompressed (or, unmapped, read) copy of the current buffer */
     size_t payload_cap;
     size_t payload_len;
@@ -100,6 +102,7 @@ struct etl_trace {
     uint64_t mapped_read;        /* bytes of mapped buffers read since the last sweep (stream.c) */
     uint64_t mapped_lo, mapped_hi; /* file range of the mapped buffers left since the last sweep (hi 0: none) */
     int defer_release;           /* etl_trace_defer_release: a sweep only marks release_due */
+    int read_ahead;              /* etl_trace_read_ahead */
     etl_trace_stats stats;
     int processed;               /* 1: etl_process ran (or runs); 2: it paused (etl_process_pause) */
     int pause_requested;
