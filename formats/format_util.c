@@ -5,6 +5,7 @@
 
 #include "etl/etl_activity.h"
 #include "etl/etl_diff.h"
+#include "util/guid_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,33 +309,9 @@ char *fmt_event_time(fmt_clock *clock, int64_t filetime, int digits, char *buf, 
     return buf;
 }
 
-/* The 38 characters of "{xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}" at p (no NUL); all-zero GUIDs (most
- * activity ids) are one copy. */
-static void guid_text(const etl_guid *g, char *p)
-{
-    static const char zero[] = "{00000000-0000-0000-0000-000000000000}";
-    memcpy(p, zero, 38);
-    uint64_t low;
-    memcpy(&low, g->data4, 8);
-    if (g->data1 == 0 && g->data2 == 0 && g->data3 == 0 && low == 0) return;
-    static const char hex[] = "0123456789abcdef";
-    static const uint8_t at[16] = {1, 3, 5, 7, 10, 12, 15, 17, 20, 22, 25, 27, 29, 31, 33, 35};
-    uint8_t v[16];
-    for (int i = 0; i < 4; i++) v[i] = (uint8_t)(g->data1 >> (24 - 8 * i));
-    v[4] = (uint8_t)(g->data2 >> 8), v[5] = (uint8_t)g->data2;
-    v[6] = (uint8_t)(g->data3 >> 8), v[7] = (uint8_t)g->data3;
-    memcpy(v + 8, g->data4, 8);
-    for (int i = 0; i < 16; i++) {
-        p[at[i]] = hex[v[i] >> 4];
-        p[at[i] + 1] = hex[v[i] & 0xF];
-    }
-}
-
 char *fmt_guid(const etl_guid *g, char *buf)
 {
-    guid_text(g, buf);
-    buf[38] = '\0';
-    return buf;
+    return etl_guid_format(g, buf, 0);
 }
 
 int fmt_related_activity(const etl_event_record *record, etl_guid *out)
@@ -380,15 +357,14 @@ int fmt_class_guid(const etl_decoded_event *event, etl_guid *out)
 
 char *fmt_w_guid_text(char *p, const etl_guid *g)
 {
-    guid_text(g, p);
-    return p + 38;
+    return etl_guid_text(g, p, 0);
 }
 
 void fmt_put_guid(fmt_buf *b, const etl_guid *g)
 {
     char *p = fmt_buf_grow(b, 38);
     if (!p) return;
-    guid_text(g, p);
+    etl_guid_text(g, p, 0);
     b->length += 38;
     b->data[b->length] = '\0';
 }

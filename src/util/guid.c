@@ -1,8 +1,8 @@
 /* GUID reading, comparison, formatting and parsing. */
-#include <stdio.h>
 #include <string.h>
 
 #include "etl/etl.h"
+#include "util/guid_text.h"
 #include "util/le.h"
 
 etl_guid etl_guid_read(const uint8_t *p)
@@ -27,12 +27,30 @@ int etl_guid_is_zero(const etl_guid *g)
     return etl_guid_equal(g, &zero);
 }
 
+char *etl_guid_text(const etl_guid *g, char *p, int upper)
+{
+    static const char zero[] = "{00000000-0000-0000-0000-000000000000}";
+    memcpy(p, zero, 38);
+    uint64_t low;
+    memcpy(&low, g->data4, 8);
+    if (g->data1 == 0 && g->data2 == 0 && g->data3 == 0 && low == 0) return p + 38;
+    const char *hex = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+    static const uint8_t at[16] = {1, 3, 5, 7, 10, 12, 15, 17, 20, 22, 25, 27, 29, 31, 33, 35};
+    uint8_t v[16];
+    for (int i = 0; i < 4; i++) v[i] = (uint8_t)(g->data1 >> (24 - 8 * i));
+    v[4] = (uint8_t)(g->data2 >> 8), v[5] = (uint8_t)g->data2;
+    v[6] = (uint8_t)(g->data3 >> 8), v[7] = (uint8_t)g->data3;
+    memcpy(v + 8, g->data4, 8);
+    for (int i = 0; i < 16; i++) {
+        p[at[i]] = hex[v[i] >> 4];
+        p[at[i] + 1] = hex[v[i] & 0xF];
+    }
+    return p + 38;
+}
+
 char *etl_guid_format(const etl_guid *g, char *buf, int upper)
 {
-    const char *fmt = upper ? "{%08X-%04X-%04X-%02X%02X-%02X%02X%02X%02X%02X%02X}"
-                            : "{%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x}";
-    snprintf(buf, 39, fmt, (unsigned)g->data1, g->data2, g->data3, g->data4[0], g->data4[1], g->data4[2],
-             g->data4[3], g->data4[4], g->data4[5], g->data4[6], g->data4[7]);
+    *etl_guid_text(g, buf, upper) = '\0';
     return buf;
 }
 
