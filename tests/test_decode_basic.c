@@ -180,6 +180,18 @@ static void test_no_schema_and_error(void **state)
     r.header.provider_id.data1 ^= 1;
     assert_int_equal(etl_decode_event(f->decoder, &r, &ev), ETL_OK);
     assert_string_equal(ev->provider_name, "{0745b9d2-bc9a-4c33-953c-77de89336b0d}");
+    /* the text is kept for the next event of that provider: another unknown one gets its own, then the first
+     * its own again; ids at both ends of the range */
+    etl_event_record other = r;
+    other.header.provider_id.data4[7] ^= 0xF0;
+    other.header.descriptor.id = 65535;
+    assert_int_equal(etl_decode_event(f->decoder, &other, &ev), ETL_OK);
+    assert_string_equal(ev->provider_name, "{0745b9d2-bc9a-4c33-953c-77de89336bfd}");
+    assert_string_equal(ev->event_name, "EventID(65535)");
+    r.header.descriptor.id = 0;
+    assert_int_equal(etl_decode_event(f->decoder, &r, &ev), ETL_OK);
+    assert_string_equal(ev->provider_name, "{0745b9d2-bc9a-4c33-953c-77de89336b0d}");
+    assert_string_equal(ev->event_name, "EventID(0)");
 
     /* the payload ends inside "count": the GUID is decoded, the rest is kept raw with a reason */
     r = manifest_record(30, request_payload, 18);
@@ -399,7 +411,7 @@ static void test_stats(void **state)
     const etl_decode_stats *s = etl_decoder_get_stats(f->decoder);
     /* totals of the tests above (cmocka runs them in order) */
     assert_int_equal(s->decoded, 1 + 1 + 1 + 1 + 1 + 2 + 4);
-    assert_int_equal(s->no_schema, 2 + 1 + 1);
+    assert_int_equal(s->no_schema, 2 + 2 + 1 + 1);
     assert_int_equal(s->decode_errors, 1);
     assert_int_equal(s->by_source[ETL_SOURCE_USER_MANIFEST], 1 + 1 + 1 + 1 + 2 + 1 + 4);
 }

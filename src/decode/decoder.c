@@ -26,6 +26,7 @@
 #include "decode/message.h"
 #include "decode/observe_filter.h"
 #include "decode/process_table.h"
+#include "decode/render_int.h"
 #include "decode/walk.h"
 #include "schema/eventsource.h"
 #include "schema/sources.h"
@@ -53,6 +54,7 @@ struct etl_decoder {
     size_t insert_capacity;
     const char *keyword_ptrs[8];
     char provider_text[40];
+    etl_guid provider_text_of;  /* the GUID provider_text holds (when provider_text[0]) */
     char error[512];
     etl_field string_field;
     etl_decoded_event event;
@@ -280,6 +282,17 @@ static const etl_event_info *find_schema(etl_decoder *d, const etl_event_record 
 }
 
 /* The names that depend on the description and the record's descriptor only (see etl_event_names). */
+
+/* "Opcode(N)" (classic events) or "EventID(N)": the name of an event its schema does not name. */
+static void put_numbered_name(etl_textbuf *t, int classic, unsigned n)
+{
+    char text[8 + ETL_INT_TEXT_MAX + 1];
+    size_t at = classic ? 7 : 8;
+    memcpy(text, classic ? "Opcode(" : "EventID(", at);
+    at += etl_int_format_unsigned(text + at, n);
+    text[at++] = ')';
+    etl_textbuf_append(t, text, at);
+}
 static void compose_names(etl_decoder *d, const etl_event_record *rec, const etl_event_info *info,
                           etl_event_names *out)
 {
@@ -317,9 +330,19 @@ static void compose_names(etl_decoder *d, const etl_event_record *rec, const etl
     }
     else if (task) etl_textbuf_puts(&d->names, task);
     else if (event) etl_textbuf_puts(&d->names, event);
-    else if (classic) etl_textbuf_printf(&d->names, "Opcode(%u)", desc->opcode);
-    else etl_textbuf_printf(&d->names, "EventID(%u)", desc->id);
+    else put_numbered_name(&d->names, classic, classic ? desc->opcode : desc->id);
     out->event_name = etl_textbuf_at(&d->names, 0);
+}
+
+/* The provider's GUID as its name, formatted again only when the provider changes: an event of a provider
+ * without a name may well follow another of the same. */
+static const char *guid_as_name(etl_decoder *d, const etl_guid *provider)
+{
+    if (!d->provider_text[0] || !etl_guid_equal(&d->provider_text_of, provider)) {
+        etl_guid_format(provider, d->provider_text, 0);
+        d->provider_text_of = *provider;
+    }
+    return d->provider_text;
 }
 
 static void fill_names(etl_decoder *d, etl_decoded_event *ev, const etl_event_info *info)
@@ -330,12 +353,12 @@ static void fill_names(etl_decoder *d, etl_decoded_event *ev, const etl_event_in
     ev->provider_name = info && info->provider_name && *info->provider_name
                             ? info->provider_name
                             : etl_schema_registry_provider_name(d->registry, &rec->header.provider_id);
-    if (!ev->provider_name) ev->provider_name = etl_guid_format(&rec->header.provider_id, d->provider_text, 0);
+    if (!ev->provider_name) ev->provider_name = guid_as_name(d, &rec->header.provider_id);
 
     if (!info) {
         etl_textbuf_reset(&d->names);
-        if (is_classic_kind(rec->kind)) etl_textbuf_printf(&d->names, "Opcode(%u)", desc->opcode);
-        else etl_textbuf_printf(&d->names, "EventID(%u)", desc->id);
+        int classic = is_classic_kind(rec->kind);
+        put_numbered_name(&d->names, classic, classic ? desc->opcode : desc->id);
         ev->event_name = etl_textbuf_at(&d->names, 0);
         return;
     }
