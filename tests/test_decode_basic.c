@@ -192,6 +192,11 @@ static void test_no_schema_and_error(void **state)
     assert_int_equal(etl_decode_event(f->decoder, &r, &ev), ETL_OK);
     assert_string_equal(ev->provider_name, "{0745b9d2-bc9a-4c33-953c-77de89336b0d}");
     assert_string_equal(ev->event_name, "EventID(0)");
+    /* a name the registry learns meanwhile shows at the provider's next event */
+    assert_int_equal(
+        etl_schema_registry_add_provider(f->registry, &r.header.provider_id, "Learned", ETL_SOURCE_USER_MANIFEST), ETL_OK);
+    assert_int_equal(etl_decode_event(f->decoder, &r, &ev), ETL_OK);
+    assert_string_equal(ev->provider_name, "Learned");
 
     /* the payload ends inside "count": the GUID is decoded, the rest is kept raw with a reason */
     r = manifest_record(30, request_payload, 18);
@@ -411,7 +416,7 @@ static void test_stats(void **state)
     const etl_decode_stats *s = etl_decoder_get_stats(f->decoder);
     /* totals of the tests above (cmocka runs them in order) */
     assert_int_equal(s->decoded, 1 + 1 + 1 + 1 + 1 + 2 + 4);
-    assert_int_equal(s->no_schema, 2 + 2 + 1 + 1);
+    assert_int_equal(s->no_schema, 2 + 3 + 1 + 1);
     assert_int_equal(s->decode_errors, 1);
     assert_int_equal(s->by_source[ETL_SOURCE_USER_MANIFEST], 1 + 1 + 1 + 1 + 2 + 1 + 4);
 }

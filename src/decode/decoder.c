@@ -53,8 +53,12 @@ struct etl_decoder {
     size_t *insert_offsets;
     size_t insert_capacity;
     const char *keyword_ptrs[8];
-    char provider_text[40];
-    etl_guid provider_text_of;  /* the GUID provider_text holds (when provider_text[0]) */
+    char provider_text[40];     /* the GUID text of an unnamed provider */
+    struct {                    /* the name of the last provider whose schema gave none (provider_name_of) */
+        const char *name;       /* NULL: nothing kept */
+        etl_guid of;
+        uint64_t generation;    /* the registry's when it was looked up */
+    } named;
     char error[512];
     etl_field string_field;
     etl_decoded_event event;
@@ -334,15 +338,20 @@ static void compose_names(etl_decoder *d, const etl_event_record *rec, const etl
     out->event_name = etl_textbuf_at(&d->names, 0);
 }
 
-/* The provider's GUID as its name, formatted again only when the provider changes: an event of a provider
- * without a name may well follow another of the same. */
-static const char *guid_as_name(etl_decoder *d, const etl_guid *provider)
+/* The registry's name of a provider, else its GUID text, looked up again only when the provider or the
+ * registry changes (etl_schema_registry_generation counts every change a lookup could see): events without a
+ * schema, or whose schema names no provider, come in runs of one provider, and each lookup takes the registry's
+ * locks and formats the GUID of an unnamed one. */
+static const char *provider_name_of(etl_decoder *d, const etl_guid *provider)
 {
-    if (!d->provider_text[0] || !etl_guid_equal(&d->provider_text_of, provider)) {
-        etl_guid_format(provider, d->provider_text, 0);
-        d->provider_text_of = *provider;
-    }
-    return d->provider_text;
+    uint64_t generation = etl_schema_registry_generation(d->registry);
+    if (d->named.name && d->named.generation == generation && etl_guid_equal(&d->named.of, provider))
+        return d->named.name;
+    const char *name = etl_schema_registry_provider_name(d->registry, provider);
+    d->named.name = name ? name : etl_guid_format(provider, d->provider_text, 0);
+    d->named.of = *provider;
+    d->named.generation = generation;
+    return d->named.name;
 }
 
 static void fill_names(etl_decoder *d, etl_decoded_event *ev, const etl_event_info *info)
@@ -352,8 +361,7 @@ static void fill_names(etl_decoder *d, etl_decoded_event *ev, const etl_event_in
 
     ev->provider_name = info && info->provider_name && *info->provider_name
                             ? info->provider_name
-                            : etl_schema_registry_provider_name(d->registry, &rec->header.provider_id);
-    if (!ev->provider_name) ev->provider_name = guid_as_name(d, &rec->header.provider_id);
+                            : provider_name_of(d, &rec->header.provider_id);
 
     if (!info) {
         etl_textbuf_reset(&d->names);
