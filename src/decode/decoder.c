@@ -285,18 +285,18 @@ static const etl_event_info *find_schema(etl_decoder *d, const etl_event_record 
     return NULL; /* WPP messages need TMF files; error placeholders have no payload schema */
 }
 
-/* The names that depend on the description and the record's descriptor only (see etl_event_names). */
-
 /* "Opcode(N)" (classic events) or "EventID(N)": the name of an event its schema does not name. */
-static void put_numbered_name(etl_textbuf *t, int classic, unsigned n)
+static void put_numbered_name(etl_textbuf *t, int classic, const etl_event_descriptor *desc)
 {
     char text[8 + ETL_INT_TEXT_MAX + 1];
     size_t at = classic ? 7 : 8;
     memcpy(text, classic ? "Opcode(" : "EventID(", at);
-    at += etl_int_format_unsigned(text + at, n);
+    at += etl_int_format_unsigned(text + at, classic ? desc->opcode : desc->id);
     text[at++] = ')';
     etl_textbuf_append(t, text, at);
 }
+
+/* The names that depend on the description and the record's descriptor only (see etl_event_names). */
 static void compose_names(etl_decoder *d, const etl_event_record *rec, const etl_event_info *info,
                           etl_event_names *out)
 {
@@ -334,7 +334,7 @@ static void compose_names(etl_decoder *d, const etl_event_record *rec, const etl
     }
     else if (task) etl_textbuf_puts(&d->names, task);
     else if (event) etl_textbuf_puts(&d->names, event);
-    else put_numbered_name(&d->names, classic, classic ? desc->opcode : desc->id);
+    else put_numbered_name(&d->names, classic, desc);
     out->event_name = etl_textbuf_at(&d->names, 0);
 }
 
@@ -365,8 +365,7 @@ static void fill_names(etl_decoder *d, etl_decoded_event *ev, const etl_event_in
 
     if (!info) {
         etl_textbuf_reset(&d->names);
-        int classic = is_classic_kind(rec->kind);
-        put_numbered_name(&d->names, classic, classic ? desc->opcode : desc->id);
+        put_numbered_name(&d->names, is_classic_kind(rec->kind), desc);
         ev->event_name = etl_textbuf_at(&d->names, 0);
         return;
     }
